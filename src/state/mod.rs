@@ -5,6 +5,7 @@
 //! Uses `csum` and `wire`.
 #![forbid(unsafe_code)]
 
+pub mod paravirt;
 mod types;
 
 pub use types::{CsumFlags, CsumLevel, CsumMeta, CsumState, MetaError, PartialKind};
