@@ -1,22 +1,48 @@
-//! Replay tool (placeholder until the GRO issue lands): parses a built-in packet
-//! and prints its layers and checksum verdict.
+//! The replay tool, the README's main job: runs traffic through the checksum
+//! and GRO pipeline under simulated NICs and explains every decision.
+//!
+//! `cargo run --release --example replay` replays a built-in deterministic
+//! traffic mix; `cargo run --release --example replay -- FILE [options]`
+//! replays a pcap/pcapng capture. `--help` lists the options.
 
-use netoffload::csum::{self, Wsum};
-use netoffload::wire::{self, LinkType};
+#[path = "replay/app.rs"]
+mod app;
+#[path = "replay/capture.rs"]
+mod capture;
+#[path = "replay/cli.rs"]
+mod cli;
+#[path = "replay/csumcheck.rs"]
+mod csumcheck;
+#[path = "replay/explain.rs"]
+mod explain;
+#[path = "replay/gro_run.rs"]
+mod gro_run;
+#[path = "replay/mix.rs"]
+mod mix;
+#[path = "replay/nic.rs"]
+mod nic;
+#[path = "replay/report.rs"]
+mod report;
+#[path = "replay/verdicts.rs"]
+mod verdicts;
+#[path = "replay/walk.rs"]
+mod walk;
 
 fn main() {
-    let mut frame = [0u8; 14 + 20 + 20 + 4];
-    frame[12..14].copy_from_slice(&[0x08, 0x00]);
-    let ip = &mut frame[14..34];
-    ip.copy_from_slice(&[
-        0x45, 0, 0, 44, 0, 1, 0x40, 0, 64, 6, 0, 0, 192, 0, 2, 1, 198, 51, 100, 7,
-    ]);
-    let hc = csum::ipv4_header(&frame[14..34]);
-    frame[24..26].copy_from_slice(&hc.to_bytes());
-    let layers = wire::parse(&frame, LinkType::Ethernet).expect("built-in packet parses");
-    println!("{layers:#?}");
-    println!(
-        "ipv4 header checksum verifies: {}",
-        csum::fold(csum::partial(&frame[14..34], Wsum::ZERO)).is_zero()
-    );
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let opts = match cli::parse(&args) {
+        Ok(o) => o,
+        Err(cli::CliError::Help) => {
+            println!("{}", cli::USAGE);
+            return;
+        }
+        Err(cli::CliError::Usage(msg)) => {
+            eprintln!("replay: {msg}\n\n{}", cli::USAGE);
+            std::process::exit(2);
+        }
+    };
+    if let Err(msg) = app::main_with(&opts) {
+        eprintln!("replay: {msg}");
+        std::process::exit(1);
+    }
 }

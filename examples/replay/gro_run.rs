@@ -1,0 +1,691 @@
+//! The GRO stage of the replay, in one module so the real engine (`netoffload::gro`,
+//! with `state` and `encap` transitions) replaces it here and nowhere else.
+//!
+//! Until that engine lands this is a STAND-IN: a compact model of the Linux
+//! receive path (`NAPI_GRO_CB` `csum_cnt` / `csum_valid`, `skb_gro_checksum_validate`,
+//! `skb_gro_checksum_try_convert`, the 2015 `udp_gro_receive` gate, `tcp_gro_receive`'s
+//! main flush rules). It does not model IP ID modes, `gro_max_size` other than
+//! 65535, or fraglist GRO. Every frame's checksums are validated exactly once,
+//! either by GRO or by the stack after GRO passed the frame up, so the software
+//! byte counts of different rows compare like for like.
+
+use std::collections::HashMap;
+
+use netoffload::csum::{self, Wsum};
+use netoffload::wire::{Layers, Net, Transport};
+
+use crate::cli::Policy;
+use crate::csumcheck::{self, CsumLayer};
+use crate::nic::Report;
+use crate::walk::{Stop, Walk};
+
+/// Engine settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Tunnel checksum policy.
+    pub policy: Policy,
+    /// UDP GRO for plain UDP flows.
+    pub udp_gro: bool,
+    /// Largest super-packet, IP header to end of the outermost datagram (Linux `gro_max_size`).
+    pub max_bytes: usize,
+    /// Most segments per super-packet.
+    pub max_segs: u32,
+    /// Flows held at once.
+    pub table: usize,
+}
+
+impl Config {
+    /// Defaults as in Linux: 65535 bytes, 64 segments, and a 64-flow table.
+    pub fn new(policy: Policy, udp_gro: bool) -> Config {
+        Config {
+            policy,
+            udp_gro,
+            max_bytes: 65535,
+            max_segs: 64,
+            table: 64,
+        }
+    }
+}
+
+/// One packet handed up after GRO.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Out {
+    /// Input frame numbers, in order.
+    pub frames: Vec<u64>,
+    /// Segments (1 for a packet passed up unmerged).
+    pub segments: u32,
+    /// Innermost transport payload bytes.
+    pub payload_bytes: u64,
+    /// Why it was flushed or passed up.
+    pub reason: &'static str,
+}
+
+/// What the checksum validation of one frame cost and found.
+#[derive(Clone, Debug, Default)]
+pub struct Cost {
+    /// Bytes summed in software to verify a checksum.
+    pub sw_bytes: u64,
+    /// Bytes summed in software more than once (must stay 0).
+    pub dup_bytes: u64,
+    /// A checksum was found bad.
+    pub bad: bool,
+    /// A device sum did not check but the software recomputation did.
+    pub fault: bool,
+}
+
+/// The GRO verdict for one frame, for `--explain`.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// Held as a new flow.
+    NewFlow,
+    /// Merged into a held flow (segments now).
+    Merged(u32),
+    /// Passed up alone.
+    PassUp(&'static str),
+}
+
+/// Per-frame result.
+#[derive(Clone, Debug)]
+pub struct Receive {
+    /// Checksum cost.
+    pub cost: Cost,
+    /// GRO verdict.
+    pub verdict: Verdict,
+}
+
+/// Validation outcome of one frame.
+enum Check {
+    Good,
+    Fragment,
+    Bad,
+}
+
+struct Flow {
+    frames: Vec<u64>,
+    segs: u32,
+    payload: u64,
+    bytes: usize,
+    next_seq: u32,
+    mss: usize,
+    /// Header bytes that must match (innermost TCP ack/window/options, TTL/TOS of each level).
+    fixed: Fixed,
+    flags: u8,
+    order: u64,
+}
+
+/// The engine (stand-in).
+pub struct Engine {
+    cfg: Config,
+    flows: HashMap<Vec<u8>, Flow>,
+    order: u64,
+}
+
+const FIN: u8 = 0x01;
+const SYN: u8 = 0x02;
+const RST: u8 = 0x04;
+const PSH: u8 = 0x08;
+const URG: u8 = 0x20;
+
+impl Engine {
+    /// A new engine.
+    pub fn new(cfg: Config) -> Engine {
+        Engine {
+            cfg,
+            flows: HashMap::new(),
+            order: 0,
+        }
+    }
+
+    /// Hands up every held flow, oldest first, with `reason`.
+    pub fn flush_all(&mut self, reason: &'static str, out: &mut Vec<Out>) {
+        let mut held: Vec<(Vec<u8>, u64)> = self
+            .flows
+            .iter()
+            .map(|(k, f)| (k.clone(), f.order))
+            .collect();
+        held.sort_by_key(|h| h.1);
+        for (k, _) in held {
+            self.flush(&k, reason, out);
+        }
+    }
+
+    fn flush(&mut self, key: &[u8], reason: &'static str, out: &mut Vec<Out>) {
+        if let Some(f) = self.flows.remove(key) {
+            out.push(Out {
+                frames: f.frames,
+                segments: f.segs,
+                payload_bytes: f.payload,
+                reason,
+            });
+        }
+    }
+
+    /// Receives one frame with the device's report; appends what goes up to `out`.
+    pub fn receive(
+        &mut self,
+        frame: u64,
+        bytes: &[u8],
+        walk: &Walk,
+        report: Report,
+        trace: Option<&mut Vec<String>>,
+        out: &mut Vec<Out>,
+    ) -> Receive {
+        let mut cost = Cost::default();
+        let pass = |reason: &'static str, payload: u64, out: &mut Vec<Out>| {
+            out.push(Out {
+                frames: vec![frame],
+                segments: 1,
+                payload_bytes: payload,
+                reason,
+            });
+            Verdict::PassUp(reason)
+        };
+        let Some(inner) = walk.inner() else {
+            let reason = match walk.stop {
+                Some(Stop::NotIp { .. }) => "NotIp",
+                _ => "Malformed",
+            };
+            return Receive {
+                cost,
+                verdict: pass(reason, 0, out),
+            };
+        };
+        let il = inner.layers;
+        let payload = if il.fragment.offset != 0 {
+            0
+        } else {
+            il.payload_len() as u64
+        };
+        let (check, gate_open) = validate(bytes, walk, report, &mut cost, trace);
+        let key = flow_key(bytes, walk);
+        let stopped = matches!(
+            walk.stop,
+            Some(Stop::InnerMalformed { .. } | Stop::InnerNotIp { .. } | Stop::TooDeep)
+        );
+        let reason = match check {
+            Check::Fragment => Some("Fragment"),
+            Check::Bad => Some("BadChecksum"),
+            Check::Good if stopped => Some("NotGroCandidate"),
+            Check::Good if walk.levels.iter().any(|l| has_ip_options(&l.layers)) => {
+                Some("IpOptions")
+            }
+            Check::Good if !gate_open && self.cfg.policy == Policy::Strict => {
+                Some("TunnelCsumStrict")
+            }
+            Check::Good => None,
+        };
+        if let Some(reason) = reason {
+            // Order: a held super-packet of this flow goes up before this packet.
+            self.flush(&key, reason, out);
+            return Receive {
+                cost,
+                verdict: pass(reason, payload, out),
+            };
+        }
+        let verdict = match il.transport {
+            Transport::Tcp => self.tcp(frame, bytes, walk, &il, key, out),
+            Transport::Udp if walk.levels.len() == 1 => {
+                if !self.cfg.udp_gro {
+                    pass("UdpGroOff", payload, out)
+                } else if csumcheck::udp_zero(bytes, &il) {
+                    pass("UdpZeroCsum", payload, out)
+                } else {
+                    self.udp(frame, bytes, walk, &il, key, out)
+                }
+            }
+            _ => pass("NotTcpUdp", payload, out),
+        };
+        Receive { cost, verdict }
+    }
+
+    fn tcp(
+        &mut self,
+        frame: u64,
+        bytes: &[u8],
+        walk: &Walk,
+        l: &Layers,
+        key: Vec<u8>,
+        out: &mut Vec<Out>,
+    ) -> Verdict {
+        let th = l.l4;
+        let flags = bytes[th + 13];
+        let seq = u32::from_be_bytes([bytes[th + 4], bytes[th + 5], bytes[th + 6], bytes[th + 7]]);
+        let len = l.payload_len();
+        let pass_one = |reason: &'static str, out: &mut Vec<Out>| {
+            out.push(Out {
+                frames: vec![frame],
+                segments: 1,
+                payload_bytes: len as u64,
+                reason,
+            });
+            Verdict::PassUp(reason)
+        };
+        let immediate = if len == 0 {
+            Some("PureAck")
+        } else if flags & SYN != 0 {
+            Some("Syn")
+        } else if flags & RST != 0 {
+            Some("Rst")
+        } else if flags & URG != 0 {
+            Some("Urg")
+        } else {
+            None
+        };
+        if let Some(r) = immediate {
+            self.flush(&key, r, out);
+            return pass_one(r, out);
+        }
+        let fixed = fixed_bytes(bytes, walk, l);
+        let total = walk.levels[0].layers.end - walk.levels[0].layers.l3;
+        let mut merged = None;
+        if let Some(f) = self.flows.get_mut(&key) {
+            let refuse = if f.fixed != fixed {
+                Some(diff_reason(&f.fixed, &fixed))
+            } else if (f.flags & !(PSH | FIN)) != (flags & !(PSH | FIN)) {
+                Some("FlagsDiffer")
+            } else if seq != f.next_seq {
+                Some("SeqGap")
+            } else if len > f.mss {
+                Some("SegmentLonger")
+            } else if f.bytes + len > self.cfg.max_bytes {
+                Some("Oversize")
+            } else {
+                None
+            };
+            match refuse {
+                Some(r) => {
+                    self.flush(&key, r, out);
+                }
+                None => {
+                    f.frames.push(frame);
+                    f.segs += 1;
+                    f.payload += len as u64;
+                    f.bytes += len;
+                    f.next_seq = seq.wrapping_add(len as u32);
+                    f.flags |= flags & (PSH | FIN);
+                    merged = Some((f.segs, len < f.mss, f.segs >= self.cfg.max_segs));
+                }
+            }
+        }
+        match merged {
+            Some((segs, short, full)) => {
+                let end = end_reason(flags, short, full);
+                if let Some(r) = end {
+                    self.flush(&key, r, out);
+                }
+                Verdict::Merged(segs)
+            }
+            None => {
+                let end = end_reason(flags, false, false);
+                if let Some(r) = end {
+                    return pass_one(r, out);
+                }
+                self.hold(
+                    key,
+                    frame,
+                    len,
+                    total,
+                    seq.wrapping_add(len as u32),
+                    fixed,
+                    flags,
+                    out,
+                );
+                Verdict::NewFlow
+            }
+        }
+    }
+
+    fn udp(
+        &mut self,
+        frame: u64,
+        bytes: &[u8],
+        walk: &Walk,
+        l: &Layers,
+        key: Vec<u8>,
+        out: &mut Vec<Out>,
+    ) -> Verdict {
+        let len = l.payload_len();
+        let fixed = fixed_bytes(bytes, walk, l);
+        let total = l.end - l.l3;
+        let mut merged = None;
+        if let Some(f) = self.flows.get_mut(&key) {
+            let refuse = if f.fixed != fixed {
+                Some(diff_reason(&f.fixed, &fixed))
+            } else if len > f.mss {
+                Some("SegmentLonger")
+            } else if f.bytes + len > self.cfg.max_bytes {
+                Some("Oversize")
+            } else {
+                None
+            };
+            match refuse {
+                Some(r) => self.flush(&key, r, out),
+                None => {
+                    f.frames.push(frame);
+                    f.segs += 1;
+                    f.payload += len as u64;
+                    f.bytes += len;
+                    merged = Some((f.segs, len < f.mss, f.segs >= self.cfg.max_segs));
+                }
+            }
+        }
+        match merged {
+            Some((segs, short, full)) => {
+                if let Some(r) = end_reason(0, short, full) {
+                    self.flush(&key, r, out);
+                }
+                Verdict::Merged(segs)
+            }
+            None => {
+                self.hold(key, frame, len, total, 0, fixed, 0, out);
+                Verdict::NewFlow
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn hold(
+        &mut self,
+        key: Vec<u8>,
+        frame: u64,
+        len: usize,
+        total: usize,
+        next_seq: u32,
+        fixed: Fixed,
+        flags: u8,
+        out: &mut Vec<Out>,
+    ) {
+        if self.flows.len() >= self.cfg.table
+            && let Some(oldest) = self
+                .flows
+                .iter()
+                .min_by_key(|(_, f)| f.order)
+                .map(|(k, _)| k.clone())
+        {
+            self.flush(&oldest, "TableFull", out);
+        }
+        self.order += 1;
+        self.flows.insert(
+            key,
+            Flow {
+                frames: vec![frame],
+                segs: 1,
+                payload: len as u64,
+                bytes: total,
+                next_seq,
+                mss: len,
+                fixed,
+                flags,
+                order: self.order,
+            },
+        );
+    }
+}
+
+/// Why a super-packet is complete after this segment.
+fn end_reason(flags: u8, short: bool, full: bool) -> Option<&'static str> {
+    if flags & FIN != 0 {
+        Some("Fin")
+    } else if flags & PSH != 0 {
+        Some("Psh")
+    } else if short {
+        Some("ShortSegment")
+    } else if full {
+        Some("TooManySegs")
+    } else {
+        None
+    }
+}
+
+fn has_ip_options(l: &Layers) -> bool {
+    l.net == Net::Ipv4 && l.l4 - l.l3 != 20
+}
+
+/// The bytes that identify a flow: per level the addresses, protocol, ports,
+/// VLAN tags, IPv6 flow label and the tunnel header's identifying bytes.
+fn flow_key(bytes: &[u8], walk: &Walk) -> Vec<u8> {
+    let mut k = Vec::with_capacity(96);
+    for lv in &walk.levels {
+        let l = &lv.layers;
+        k.push(l.vlan_count);
+        for t in l.vlan_tci.iter().take(l.vlan_count as usize) {
+            k.extend_from_slice(&(t & 0x0FFF).to_be_bytes());
+        }
+        match l.net {
+            Net::Ipv4 => {
+                k.push(4);
+                k.extend_from_slice(&bytes[l.l3 + 12..l.l3 + 20]);
+            }
+            Net::Ipv6 => {
+                k.push(6);
+                k.extend_from_slice(&bytes[l.l3 + 1..l.l3 + 4]);
+                k.extend_from_slice(&bytes[l.l3 + 8..l.l3 + 40]);
+            }
+        }
+        k.push(l.ip_proto);
+        if matches!(l.transport, Transport::Tcp | Transport::Udp) && l.fragment.offset == 0 {
+            k.extend_from_slice(bytes.get(l.l4..l.l4 + 4).unwrap_or_default());
+        }
+        if let Some(t) = lv.tunnel {
+            let hdr = bytes.get(t.start..t.inner).unwrap_or_default();
+            match t.kind {
+                crate::walk::TunnelKind::Gre | crate::walk::TunnelKind::GreUdp => {
+                    // Flags and protocol, and the key when present (not checksum or sequence).
+                    k.extend_from_slice(hdr.get(..4).unwrap_or_default());
+                    let f = hdr.first().copied().unwrap_or(0);
+                    if f & 0x20 != 0 {
+                        let at = if f & 0x80 != 0 { 8 } else { 4 };
+                        k.extend_from_slice(hdr.get(at..at + 4).unwrap_or_default());
+                    }
+                }
+                _ => k.extend_from_slice(hdr),
+            }
+        }
+    }
+    k
+}
+
+/// Header fields that must be equal between merged segments: TTL/hop limit,
+/// TOS/traffic class and DF of every level; for TCP the ACK number, window
+/// and options. Each field carries the reason named when it differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Fixed {
+    fields: Vec<(&'static str, u32)>,
+    options: Vec<u8>,
+}
+
+fn fixed_bytes(bytes: &[u8], walk: &Walk, inner: &Layers) -> Fixed {
+    let mut fields = Vec::with_capacity(12);
+    for lv in &walk.levels {
+        let l = &lv.layers;
+        match l.net {
+            Net::Ipv4 => {
+                fields.push(("TtlDiffer", u32::from(bytes[l.l3 + 8])));
+                fields.push(("TosDiffer", u32::from(bytes[l.l3 + 1])));
+                fields.push(("DfDiffer", u32::from(bytes[l.l3 + 6] & 0x40)));
+            }
+            Net::Ipv6 => {
+                let tc = (bytes[l.l3] << 4) | (bytes[l.l3 + 1] >> 4);
+                fields.push(("TtlDiffer", u32::from(bytes[l.l3 + 7])));
+                fields.push(("TosDiffer", u32::from(tc)));
+            }
+        }
+    }
+    let mut options = Vec::new();
+    if inner.transport == Transport::Tcp {
+        let t = inner.l4;
+        let be32 =
+            |a: usize| u32::from_be_bytes([bytes[a], bytes[a + 1], bytes[a + 2], bytes[a + 3]]);
+        fields.push(("AckDiffer", be32(t + 8)));
+        fields.push((
+            "WindowDiffer",
+            u32::from(u16::from_be_bytes([bytes[t + 14], bytes[t + 15]])),
+        ));
+        options.extend_from_slice(&bytes[t + 20..inner.payload]);
+    }
+    Fixed { fields, options }
+}
+
+/// Names the first field of two `Fixed` values that differs.
+fn diff_reason(a: &Fixed, b: &Fixed) -> &'static str {
+    a.fields
+        .iter()
+        .zip(&b.fields)
+        .find(|(x, y)| x != y)
+        .map_or("OptionsDiffer", |(x, _)| x.0)
+}
+
+/// Sum of `bytes[from..to]` derived from a running sum of `bytes[pos..end]`
+/// (Linux `skb_gro_postpull_rcsum` and trimming), without re-reading the range.
+fn narrow(bytes: &[u8], sum: Wsum, pos: usize, end: usize, from: usize, to: usize) -> Wsum {
+    // Remove the tail first (its sum sits at offset to - pos), then the head.
+    let tail = csum::partial(&bytes[to..end], Wsum::ZERO);
+    let s = csum::block_sub(sum, tail, to - pos);
+    let head = csum::partial(&bytes[pos..from], Wsum::ZERO);
+    s.sub(head).shifted_by(from - pos)
+}
+
+/// Validates every checksum of the frame the way the Linux receive path does,
+/// counting software bytes. Returns the outcome and whether the 2015 UDP tunnel
+/// GRO gate was open (a device level left, or a valid running sum).
+fn validate(
+    bytes: &[u8],
+    walk: &Walk,
+    report: Report,
+    cost: &mut Cost,
+    mut trace: Option<&mut Vec<String>>,
+) -> (Check, bool) {
+    let mut note = |s: String| {
+        if let Some(t) = trace.as_deref_mut() {
+            t.push(s);
+        }
+    };
+    let mut cnt: u8 = 0;
+    // Running sum of bytes[pos..end] (the Complete sum / GRO cb.csum).
+    let mut sum: Option<(Wsum, usize, usize)> = None;
+    match report {
+        Report::Unnecessary { level } => cnt = level + 1,
+        Report::Complete { csum } => {
+            let l = &walk.levels[0].layers;
+            sum = Some((csum, l.l3, l.end));
+        }
+        _ => {}
+    }
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let mut gate_open = true;
+    for (depth, lv) in walk.levels.iter().enumerate() {
+        let l = &lv.layers;
+        if l.net == Net::Ipv4 && csumcheck::ipv4_status(bytes, l) == csumcheck::Status::Bad {
+            note(format!("d{depth} ipv4 header checksum bad"));
+            cost.bad = true;
+            return (Check::Bad, gate_open);
+        }
+        if l.fragment.is_fragment {
+            note(format!(
+                "d{depth} fragment: passed up before any checksum work"
+            ));
+            return (Check::Fragment, gate_open);
+        }
+        let Some(layer) = csumcheck::l4_layer(bytes, l) else {
+            continue;
+        };
+        // Move the running sum to this L4 header and this datagram's end.
+        if let Some((s, pos, end)) = sum {
+            if pos <= l.l4 && l.end <= end {
+                sum = Some((narrow(bytes, s, pos, end, l.l4, l.end), l.l4, l.end));
+            } else {
+                sum = None;
+            }
+        }
+        let name = layer.name();
+        let zero = layer == CsumLayer::Udp && csumcheck::udp_zero(bytes, l);
+        let seed = csumcheck::seed(bytes, l, layer);
+        let software = |cost: &mut Cost, ranges: &mut Vec<(usize, usize)>| -> (bool, Wsum) {
+            for &(a, b) in ranges.iter() {
+                let lo = a.max(l.l4);
+                let hi = b.min(l.end);
+                if lo < hi {
+                    cost.dup_bytes += (hi - lo) as u64;
+                }
+            }
+            ranges.push((l.l4, l.end));
+            cost.sw_bytes += (l.end - l.l4) as u64;
+            if layer == CsumLayer::Sctp {
+                let ok = csumcheck::l4_status(bytes, l, layer).0 == csumcheck::Status::Good;
+                return (ok, Wsum::ZERO);
+            }
+            let s = csum::partial(&bytes[l.l4..l.end], Wsum::ZERO);
+            (csum::fold(s.add(seed)).is_zero(), s)
+        };
+        if zero {
+            if cnt > 0 {
+                cnt -= 1;
+                note(format!("d{depth} udp zero checksum: device level consumed"));
+            } else {
+                note(format!("d{depth} udp zero checksum: nothing to verify"));
+            }
+        } else if cnt > 0 && layer != CsumLayer::Sctp {
+            cnt -= 1;
+            note(format!(
+                "d{depth} {name}: verified by the device (level consumed, {cnt} left)"
+            ));
+        } else if let (Some((s, _, _)), true) = (sum, layer != CsumLayer::Sctp) {
+            if csum::fold(s.add(seed)).is_zero() {
+                note(format!(
+                    "d{depth} {name}: verified from the running sum (no bytes read)"
+                ));
+            } else {
+                let (ok, s2) = software(cost, &mut ranges);
+                if ok {
+                    cost.fault = true;
+                    sum = Some((s2, l.l4, l.end));
+                    note(format!(
+                        "d{depth} {name}: device sum wrong, software sum good: device checksum fault"
+                    ));
+                } else {
+                    cost.bad = true;
+                    note(format!(
+                        "d{depth} {name}: bad (running sum and software agree)"
+                    ));
+                    return (Check::Bad, gate_open);
+                }
+            }
+        } else {
+            let (ok, s) = software(cost, &mut ranges);
+            if !ok {
+                cost.bad = true;
+                note(format!(
+                    "d{depth} {name}: software sum of {} bytes: bad",
+                    l.end - l.l4
+                ));
+                return (Check::Bad, gate_open);
+            }
+            note(format!(
+                "d{depth} {name}: software sum of {} bytes: good, kept as Complete",
+                l.end - l.l4
+            ));
+            if layer != CsumLayer::Sctp {
+                sum = Some((s, l.l4, l.end));
+            }
+        }
+        // skb_gro_checksum_try_convert after a non-zero UDP or GRE checksum.
+        if !zero && matches!(layer, CsumLayer::Udp | CsumLayer::Gre) && cnt == 0 && sum.is_none() {
+            sum = Some((seed.not(), l.l4, l.end));
+            note(format!(
+                "d{depth} {name}: converted to Complete (~pseudo), inner checks become arithmetic"
+            ));
+        }
+        if let Some(t) = lv.tunnel
+            && t.kind.over_udp()
+        {
+            gate_open = cnt > 0 || sum.is_some();
+            if !gate_open {
+                note(format!(
+                    "d{depth} {} gate: no device level left and no running sum: inner checksum needs software",
+                    t.kind.name()
+                ));
+            }
+        }
+    }
+    (Check::Good, gate_open)
+}
