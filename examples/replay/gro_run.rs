@@ -561,8 +561,12 @@ fn validate(
         }
     };
     let mut cnt: u8 = 0;
-    // Running sum of bytes[pos..end] (the Complete sum / GRO cb.csum).
+    // Running sum of bytes[pos..end] (the Complete sum / GRO cb.csum), and
+    // whether software computed it (`csum_complete_sw`): a software sum that does
+    // not check is simply bad; a device-derived one is recomputed to tell a bad
+    // packet from a device checksum fault.
     let mut sum: Option<(Wsum, usize, usize)> = None;
+    let mut sum_sw = false;
     match report {
         Report::Unnecessary { level } => cnt = level + 1,
         Report::Complete { csum } => {
@@ -595,6 +599,7 @@ fn validate(
                 sum = Some((narrow(bytes, s, pos, end, l.l4, l.end), l.l4, l.end));
             } else {
                 sum = None;
+                sum_sw = false;
             }
         }
         let name = layer.name();
@@ -634,11 +639,18 @@ fn validate(
                 note(format!(
                     "d{depth} {name}: verified from the running sum (no bytes read)"
                 ));
+            } else if sum_sw {
+                cost.bad = true;
+                note(format!(
+                    "d{depth} {name}: bad (the software running sum does not check)"
+                ));
+                return (Check::Bad, gate_open);
             } else {
                 let (ok, s2) = software(cost, &mut ranges);
                 if ok {
                     cost.fault = true;
                     sum = Some((s2, l.l4, l.end));
+                    sum_sw = true;
                     note(format!(
                         "d{depth} {name}: device sum wrong, software sum good: device checksum fault"
                     ));
@@ -666,6 +678,7 @@ fn validate(
             ));
             if layer != CsumLayer::Sctp {
                 sum = Some((s, l.l4, l.end));
+                sum_sw = true;
             }
         }
         // skb_gro_checksum_try_convert after a non-zero UDP or GRE checksum.
