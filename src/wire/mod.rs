@@ -5,11 +5,18 @@
 //! Read by every other room; imports none of them.
 #![forbid(unsafe_code)]
 
+mod cast;
 pub mod consts;
 mod error;
+pub mod geneve;
+pub mod gre;
 mod layers;
 mod parse;
+pub mod vxlan;
 
-pub use error::{ErrorKind, Field, Layer, ParseError};
+pub use error::{Absent, ErrorKind, Field, Layer, ParseError};
+pub use geneve::{GeneveHeader, GeneveHeaderMut, GeneveOption, GeneveOptions};
+pub use gre::{GreHeader, GreHeaderMut, GreVersion};
 pub use layers::{Fragment, Layers, LinkType, Net, Transport};
 pub use parse::{MAX_EXT_HEADERS, MAX_VLAN_TAGS, parse, parse_ip_at};
+pub use vxlan::{VxlanHeader, VxlanHeaderMut};
