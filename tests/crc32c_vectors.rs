@@ -32,7 +32,11 @@ fn bitwise(crc: u32, data: &[u8]) -> u32 {
     for &b in data {
         r ^= b as u32;
         for _ in 0..8 {
-            r = if r & 1 == 1 { (r >> 1) ^ 0x82F6_3B78 } else { r >> 1 };
+            r = if r & 1 == 1 {
+                (r >> 1) ^ 0x82F6_3B78
+            } else {
+                r >> 1
+            };
         }
     }
     !r
@@ -99,7 +103,10 @@ fn table_kernel_equals_bitwise_oracle() {
 
 #[test]
 fn every_level_equals_table_all_lengths_all_offsets() {
-    let ls: Vec<CrcLevel> = levels().into_iter().filter(|l| *l != CrcLevel::Table).collect();
+    let ls: Vec<CrcLevel> = levels()
+        .into_iter()
+        .filter(|l| *l != CrcLevel::Table)
+        .collect();
     eprintln!("checking {ls:?} against the table kernel");
     let mut rng = Rng(13);
     let buf = rng.bytes(4096 + 64);

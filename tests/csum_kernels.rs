@@ -122,7 +122,11 @@ fn partial_copy_copies_exactly_and_sums_like_scalar() {
                 let got =
                     csum::partial_copy_at(l, src, &mut dst_buf[doff..doff + len], init).unwrap();
                 assert_eq!(got, want, "{l:?} off {off} len {len}");
-                assert_eq!(&dst_buf[doff..doff + len], src, "{l:?} copy off {off} len {len}");
+                assert_eq!(
+                    &dst_buf[doff..doff + len],
+                    src,
+                    "{l:?} copy off {off} len {len}"
+                );
                 assert!(
                     dst_buf[..doff].iter().all(|&b| b == fill)
                         && dst_buf[doff + len..].iter().all(|&b| b == fill),

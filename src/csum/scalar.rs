@@ -56,7 +56,12 @@ fn sum_words(data: &[u8]) -> u64 {
     let (mut a0, mut a1, mut a2, mut a3) = (0u64, 0u64, 0u64, 0u64);
     let mut blocks = data.chunks_exact(32);
     for b in &mut blocks {
-        let (w0, w1, w2, w3) = (word(&b[0..8]), word(&b[8..16]), word(&b[16..24]), word(&b[24..32]));
+        let (w0, w1, w2, w3) = (
+            word(&b[0..8]),
+            word(&b[8..16]),
+            word(&b[16..24]),
+            word(&b[24..32]),
+        );
         a0 += (w0 & 0xFFFF_FFFF) + (w0 >> 32);
         a1 += (w1 & 0xFFFF_FFFF) + (w1 >> 32);
         a2 += (w2 & 0xFFFF_FFFF) + (w2 >> 32);

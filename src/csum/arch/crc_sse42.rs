@@ -52,7 +52,11 @@ fn three(reg: u32, data: &[u8], n: usize, t1: &[[u32; 256]; 4], t2: &[[u32; 256]
     let (a, bc) = data.split_at(n);
     let (b, c) = bc.split_at(n);
     let (mut ra, mut rb, mut rc) = (reg as u64, 0u64, 0u64);
-    for ((x, y), z) in a.chunks_exact(8).zip(b.chunks_exact(8)).zip(c.chunks_exact(8)) {
+    for ((x, y), z) in a
+        .chunks_exact(8)
+        .zip(b.chunks_exact(8))
+        .zip(c.chunks_exact(8))
+    {
         ra = _mm_crc32_u64(ra, le64(x));
         rb = _mm_crc32_u64(rb, le64(y));
         rc = _mm_crc32_u64(rc, le64(z));

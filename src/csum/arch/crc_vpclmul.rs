@@ -5,9 +5,9 @@
 //! into one 128-bit value, and `crc_pclmul::finish` does the rest.
 
 use core::arch::x86_64::{
-    __m512i, _mm_cvtsi32_si128, _mm_xor_si128, _mm512_broadcast_i32x4,
-    _mm512_clmulepi64_epi128, _mm512_extracti32x4_epi32, _mm512_loadu_si512,
-    _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512,
+    __m512i, _mm_cvtsi32_si128, _mm_xor_si128, _mm512_broadcast_i32x4, _mm512_clmulepi64_epi128,
+    _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512,
+    _mm512_zextsi128_si512,
 };
 
 use super::crc_pclmul::{consts, finish, fold, fold_consts, fold_update as fold_update_128};

@@ -33,7 +33,12 @@ struct Acc {
 #[target_feature(enable = "avx2")]
 fn acc_new() -> Acc {
     let z = _mm256_setzero_si256();
-    Acc { b0: z, a0: z, b1: z, a1: z }
+    Acc {
+        b0: z,
+        a0: z,
+        b1: z,
+        a1: z,
+    }
 }
 
 /// Loads one vector.

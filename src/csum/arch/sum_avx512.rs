@@ -97,7 +97,12 @@ impl Acc {
     #[target_feature(enable = "avx512f")]
     fn new() -> Acc {
         let z = _mm512_setzero_si512();
-        Acc { b0: z, a0: z, b1: z, a1: z }
+        Acc {
+            b0: z,
+            a0: z,
+            b1: z,
+            a1: z,
+        }
     }
 
     #[inline]

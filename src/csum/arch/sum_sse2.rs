@@ -8,8 +8,8 @@
 //! The lane value `Σlo + Σhi` is then the u32 word sum modulo `2^32 - 1`.
 
 use core::arch::x86_64::{
-    __m128i, _mm_add_epi64, _mm_loadu_si128, _mm_setzero_si128, _mm_slli_epi64,
-    _mm_srli_epi64, _mm_storeu_si128, _mm_sub_epi64,
+    __m128i, _mm_add_epi64, _mm_loadu_si128, _mm_setzero_si128, _mm_slli_epi64, _mm_srli_epi64,
+    _mm_storeu_si128, _mm_sub_epi64,
 };
 
 use crate::csum::scalar::{self, fold64};
@@ -33,7 +33,12 @@ struct Acc {
 #[target_feature(enable = "sse2")]
 fn acc_new() -> Acc {
     let z = _mm_setzero_si128();
-    Acc { b0: z, a0: z, b1: z, a1: z }
+    Acc {
+        b0: z,
+        a0: z,
+        b1: z,
+        a1: z,
+    }
 }
 
 /// Loads one vector.
