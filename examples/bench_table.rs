@@ -56,10 +56,7 @@ fn gbs(bytes: f64, ns: f64) -> f64 {
     bytes / ns
 }
 
-fn fastest(
-    fs: &BTreeMap<String, f64>,
-    pred: impl Fn(&str) -> bool,
-) -> Option<(&str, f64)> {
+fn fastest(fs: &BTreeMap<String, f64>, pred: impl Fn(&str) -> bool) -> Option<(&str, f64)> {
     fs.iter()
         .filter(|(k, _)| pred(k))
         .map(|(k, v)| (k.as_str(), *v))
