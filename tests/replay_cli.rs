@@ -166,7 +166,7 @@ fn samples() -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn read_rows(path: &PathBuf) -> Vec<Vec<(usize, &'static str, &'static str)>> {
+fn read_rows(path: &std::path::Path) -> Vec<Vec<(usize, &'static str, &'static str)>> {
     capture::read(path.to_str().unwrap())
         .unwrap()
         .iter()
@@ -188,7 +188,8 @@ fn every_supported_link_type_gives_the_same_verdicts_as_ethernet() {
     assert!(want.iter().all(|r| !r.is_empty()));
     let ip = |f: &Vec<u8>| f[14..].to_vec();
     let is_v6 = |f: &Vec<u8>| f[12..14] == [0x86, 0xdd];
-    let wrappers: Vec<(u32, Box<dyn Fn(&Vec<u8>) -> Vec<u8>>)> = vec![
+    type Wrap = Box<dyn Fn(&Vec<u8>) -> Vec<u8>>;
+    let wrappers: Vec<(u32, Wrap)> = vec![
         (1, Box::new(|f: &Vec<u8>| f.clone())),
         (101, Box::new(ip)),
         (12, Box::new(ip)),
