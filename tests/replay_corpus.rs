@@ -537,3 +537,72 @@ fn the_mix_conserves_payload_per_flow() {
     // A budget of one frame per poll flushes after every frame: nothing merges.
     assert_eq!(check_conservation("mix budget 1", &inputs, 1), 0);
 }
+
+#[test]
+fn state_validate_agrees_with_the_verdicts_on_every_level() {
+    use netoffload::state::{CsumMeta, Packet, ValidateOptions, Verdict, ZeroUdp6};
+    let Some(dir) = corpus_dir() else {
+        eprintln!("note: ../shared/corpus/pcap is absent; skipping");
+        return;
+    };
+    let mut compared = 0;
+    let mut mismatches = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for path in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "pcap"))
+    {
+        let inputs = app::capture_inputs(path.to_str().unwrap()).unwrap();
+        let rows = app::all_verdicts(&inputs);
+        let table: HashMap<(u64, usize, &str), &str> = rows
+            .iter()
+            .map(|r| ((r.frame, r.depth, r.layer.name()), r.status.name()))
+            .collect();
+        for (i, inp) in inputs.iter().enumerate() {
+            let w = walk::walk(&inp.bytes, inp.link);
+            for (depth, lv) in w.levels.iter().enumerate() {
+                let l = &lv.layers;
+                let Some(layer) = csumcheck::l4_layer(&inp.bytes, l) else {
+                    continue;
+                };
+                if l.fragment.is_fragment {
+                    continue;
+                }
+                let b = &inp.bytes[..l.end];
+                let pkt = Packet::new(b, *l, l.l3).unwrap();
+                let opts = ValidateOptions {
+                    zero_udp6: ZeroUdp6::Accept,
+                };
+                let Ok(o) = netoffload::state::validate_with(CsumMeta::NONE, &pkt, opts) else {
+                    continue;
+                };
+                let got = match o.verdict {
+                    Verdict::Good => "good",
+                    Verdict::Bad => "bad",
+                    Verdict::NoChecksum => "zero",
+                    Verdict::NotChecked => "not checked",
+                };
+                let want = table.get(&(i as u64 + 1, depth, layer.name())).copied();
+                compared += 1;
+                if want != Some(got) {
+                    mismatches.push(format!(
+                        "{} frame {} depth {depth} {}: verdicts {want:?}, state::validate {got} ({})",
+                        path.file_name().unwrap().to_string_lossy(),
+                        i + 1,
+                        layer.name(),
+                        o.reason
+                    ));
+                }
+            }
+        }
+    }
+    for m in mismatches.iter().take(20) {
+        eprintln!("{m}");
+    }
+    assert!(mismatches.is_empty(), "{} disagreements", mismatches.len());
+    assert!(compared > 4000, "{compared}");
+}

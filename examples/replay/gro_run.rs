@@ -11,11 +11,13 @@
 
 use std::collections::HashMap;
 
-use netoffload::csum::{self, Wsum};
+use netoffload::state::{
+    self, CsumFlags, CsumState, Packet, Reason, ValidateOptions, Verdict as StVerdict, ZeroUdp6,
+};
 use netoffload::wire::{Layers, Net, Transport};
 
 use crate::cli::Policy;
-use crate::csumcheck::{self, CsumLayer};
+use crate::csumcheck;
 use crate::nic::Report;
 use crate::walk::{Stop, Walk};
 
@@ -67,6 +69,8 @@ pub struct Cost {
     pub sw_bytes: u64,
     /// Bytes summed in software more than once (must stay 0).
     pub dup_bytes: u64,
+    /// Header bytes summed to adjust a `Complete` sum (pull, trim, convert).
+    pub adjust_bytes: u64,
     /// A checksum was found bad.
     pub bad: bool,
     /// A device sum did not check but the software recomputation did.
@@ -98,6 +102,8 @@ enum Check {
     Good,
     Fragment,
     Bad,
+    /// A transition refused the packet (inconsistent lengths): not a candidate.
+    Refused,
 }
 
 struct Flow {
@@ -205,6 +211,7 @@ impl Engine {
         let reason = match check {
             Check::Fragment => Some("Fragment"),
             Check::Bad => Some("BadChecksum"),
+            Check::Refused => Some("NotGroCandidate"),
             Check::Good if stopped => Some("NotGroCandidate"),
             Check::Good if walk.levels.iter().any(|l| has_ip_options(&l.layers)) => {
                 Some("IpOptions")
@@ -535,19 +542,18 @@ fn diff_reason(a: &Fixed, b: &Fixed) -> &'static str {
         .map_or("OptionsDiffer", |(x, _)| x.0)
 }
 
-/// Sum of `bytes[from..to]` derived from a running sum of `bytes[pos..end]`
-/// (Linux `skb_gro_postpull_rcsum` and trimming), without re-reading the range.
-fn narrow(bytes: &[u8], sum: Wsum, pos: usize, end: usize, from: usize, to: usize) -> Wsum {
-    // Remove the tail first (its sum sits at offset to - pos), then the head.
-    let tail = csum::partial(&bytes[to..end], Wsum::ZERO);
-    let s = csum::block_sub(sum, tail, to - pos);
-    let head = csum::partial(&bytes[pos..from], Wsum::ZERO);
-    s.sub(head).shifted_by(from - pos)
-}
-
-/// Validates every checksum of the frame the way the Linux receive path does,
-/// counting software bytes. Returns the outcome and whether the 2015 UDP tunnel
-/// GRO gate was open (a device level left, or a valid running sum).
+/// Validates every checksum of the frame with the `state` room's transitions,
+/// in the order of the Linux receive path: the device report (`receive`), per
+/// level the IPv4 header (`check_ipv4_header`), the L4 or GRE checksum
+/// (`validate`, which consumes `csum_level`s, checks `Complete` sums and keeps a
+/// software sum as `Complete`), `try_convert` after a non-zero UDP or GRE
+/// checksum, and `pull` of the headers down to the next level.
+///
+/// Software bytes counted are the checksummed regions read by software
+/// (`SoftwareVerified`, `Crc32cVerified`, a fault recheck); the header bytes a
+/// `Complete` sum is adjusted by are counted apart (`adjust_bytes`). Returns the
+/// outcome and whether the 2015 UDP tunnel GRO gate was open (a device level
+/// left, or a sum to check inner layers against).
 fn validate(
     bytes: &[u8],
     walk: &Walk,
@@ -560,29 +566,35 @@ fn validate(
             t.push(s);
         }
     };
-    let mut cnt: u8 = 0;
-    // Running sum of bytes[pos..end] (the Complete sum / GRO cb.csum), and
-    // whether software computed it (`csum_complete_sw`): a software sum that does
-    // not check is simply bad; a device-derived one is recomputed to tell a bad
-    // packet from a device checksum fault.
-    let mut sum: Option<(Wsum, usize, usize)> = None;
-    let mut sum_sw = false;
-    match report {
-        Report::Unnecessary { level } => cnt = level + 1,
-        Report::Complete { csum } => {
-            let l = &walk.levels[0].layers;
-            sum = Some((csum, l.l3, l.end));
-        }
-        _ => {}
-    }
+    let Some(outer) = walk.levels.first() else {
+        return (Check::Good, true);
+    };
+    // The packet as the stack sees it: trimmed to the outer IP length (Linux
+    // `pskb_trim_rcsum` of Ethernet padding), current layer the outer IP header.
+    let b = &bytes[..outer.layers.end];
+    let mut meta = state::receive(report.device()).meta;
+    let mut cur = outer.layers.l3;
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     let mut gate_open = true;
     for (depth, lv) in walk.levels.iter().enumerate() {
         let l = &lv.layers;
-        if l.net == Net::Ipv4 && csumcheck::ipv4_status(bytes, l) == csumcheck::Status::Bad {
-            note(format!("d{depth} ipv4 header checksum bad"));
-            cost.bad = true;
-            return (Check::Bad, gate_open);
+        let pkt = match Packet::new(b, *l, cur) {
+            Ok(p) => p,
+            Err(e) => {
+                note(format!("d{depth} refused: {e}"));
+                return (Check::Refused, gate_open);
+            }
+        };
+        if l.net == Net::Ipv4 {
+            match state::check_ipv4_header(meta.clone(), &pkt) {
+                Ok(o) if o.verdict == StVerdict::Bad => {
+                    note(format!("d{depth} ipv4 header: {}", o.reason));
+                    cost.bad = true;
+                    return (Check::Bad, gate_open);
+                }
+                Ok(o) => meta = o.meta,
+                Err(r) => meta = r.meta,
+            }
         }
         if l.fragment.is_fragment {
             note(format!(
@@ -590,114 +602,103 @@ fn validate(
             ));
             return (Check::Fragment, gate_open);
         }
-        let Some(layer) = csumcheck::l4_layer(bytes, l) else {
-            continue;
-        };
-        // Move the running sum to this L4 header and this datagram's end.
-        if let Some((s, pos, end)) = sum {
-            if pos <= l.l4 && l.end <= end {
-                sum = Some((narrow(bytes, s, pos, end, l.l4, l.end), l.l4, l.end));
-            } else {
-                sum = None;
-                sum_sw = false;
-            }
-        }
-        let name = layer.name();
-        let zero = layer == CsumLayer::Udp && csumcheck::udp_zero(bytes, l);
-        let seed = csumcheck::seed(bytes, l, layer);
-        let software = |cost: &mut Cost, ranges: &mut Vec<(usize, usize)>| -> (bool, Wsum) {
-            for &(a, b) in ranges.iter() {
-                let lo = a.max(l.l4);
-                let hi = b.min(l.end);
-                if lo < hi {
-                    cost.dup_bytes += (hi - lo) as u64;
-                }
-            }
-            ranges.push((l.l4, l.end));
-            cost.sw_bytes += (l.end - l.l4) as u64;
-            if layer == CsumLayer::Sctp {
-                let ok = csumcheck::l4_status(bytes, l, layer).0 == csumcheck::Status::Good;
-                return (ok, Wsum::ZERO);
-            }
-            let s = csum::partial(&bytes[l.l4..l.end], Wsum::ZERO);
-            (csum::fold(s.add(seed)).is_zero(), s)
-        };
-        if zero {
-            if cnt > 0 {
-                cnt -= 1;
-                note(format!("d{depth} udp zero checksum: device level consumed"));
-            } else {
-                note(format!("d{depth} udp zero checksum: nothing to verify"));
-            }
-        } else if cnt > 0 && layer != CsumLayer::Sctp {
-            cnt -= 1;
-            note(format!(
-                "d{depth} {name}: verified by the device (level consumed, {cnt} left)"
-            ));
-        } else if let (Some((s, _, _)), true) = (sum, layer != CsumLayer::Sctp) {
-            if csum::fold(s.add(seed)).is_zero() {
-                note(format!(
-                    "d{depth} {name}: verified from the running sum (no bytes read)"
-                ));
-            } else if sum_sw {
-                cost.bad = true;
-                note(format!(
-                    "d{depth} {name}: bad (the software running sum does not check)"
-                ));
-                return (Check::Bad, gate_open);
-            } else {
-                let (ok, s2) = software(cost, &mut ranges);
-                if ok {
-                    cost.fault = true;
-                    sum = Some((s2, l.l4, l.end));
-                    sum_sw = true;
-                    note(format!(
-                        "d{depth} {name}: device sum wrong, software sum good: device checksum fault"
-                    ));
+        let has_field = csumcheck::l4_layer(bytes, l).is_some() || l.transport == Transport::Gre;
+        let tunnel_udp = lv.tunnel.is_some_and(|t| t.kind.over_udp());
+        if has_field {
+            let opts = ValidateOptions {
+                zero_udp6: if tunnel_udp {
+                    ZeroUdp6::Accept
                 } else {
-                    cost.bad = true;
-                    note(format!(
-                        "d{depth} {name}: bad (running sum and software agree)"
-                    ));
-                    return (Check::Bad, gate_open);
+                    ZeroUdp6::Reject
+                },
+            };
+            // A software `Complete` sum that fails is final: nothing is re-read.
+            let own_sum = matches!(meta.state(), CsumState::Complete { .. })
+                && meta.flags().contains(CsumFlags::COMPLETE_SW);
+            let o = match state::validate_with(meta, &pkt, opts) {
+                Ok(o) => o,
+                Err(r) => {
+                    note(format!("d{depth} validate refused: {}", r.error));
+                    return (Check::Refused, gate_open);
                 }
+            };
+            let l4len = l.end - l.l4;
+            let read_layer = match o.reason {
+                Reason::SoftwareVerified | Reason::Crc32cVerified | Reason::DeviceChecksumFault => {
+                    true
+                }
+                Reason::BadChecksum => !own_sum,
+                _ => false,
+            };
+            let payload_sw = if read_layer { l4len } else { 0 };
+            if read_layer {
+                for &(a, e) in &ranges {
+                    let (lo, hi) = (a.max(l.l4), e.min(l.end));
+                    if lo < hi {
+                        cost.dup_bytes += (hi - lo) as u64;
+                    }
+                }
+                ranges.push((l.l4, l.end));
             }
-        } else {
-            let (ok, s) = software(cost, &mut ranges);
-            if !ok {
+            cost.sw_bytes += payload_sw as u64;
+            cost.adjust_bytes += (o.sw_bytes - payload_sw) as u64;
+            note(format!(
+                "d{depth} {}: {:?} {} -> {} ({} sw bytes)",
+                crate::walk::transport_name(l.transport),
+                o.verdict,
+                o.reason,
+                o.meta.state(),
+                o.sw_bytes
+            ));
+            meta = o.meta;
+            if o.reason == Reason::DeviceChecksumFault {
+                cost.fault = true;
+            }
+            if o.verdict == StVerdict::Bad {
                 cost.bad = true;
-                note(format!(
-                    "d{depth} {name}: software sum of {} bytes: bad",
-                    l.end - l.l4
-                ));
                 return (Check::Bad, gate_open);
             }
-            note(format!(
-                "d{depth} {name}: software sum of {} bytes: good, kept as Complete",
-                l.end - l.l4
-            ));
-            if layer != CsumLayer::Sctp {
-                sum = Some((s, l.l4, l.end));
-                sum_sw = true;
+            if matches!(l.transport, Transport::Udp | Transport::Gre)
+                && o.verdict == StVerdict::Good
+            {
+                match state::try_convert(meta.clone(), &pkt) {
+                    Ok(c) => {
+                        if c.reason == Reason::Converted {
+                            note(format!(
+                                "d{depth} try_convert: {} -> {}",
+                                c.reason,
+                                c.meta.state()
+                            ));
+                        }
+                        cost.adjust_bytes += c.sw_bytes as u64;
+                        meta = c.meta;
+                    }
+                    Err(r) => meta = r.meta,
+                }
             }
         }
-        // skb_gro_checksum_try_convert after a non-zero UDP or GRE checksum.
-        if !zero && matches!(layer, CsumLayer::Udp | CsumLayer::Gre) && cnt == 0 && sum.is_none() {
-            sum = Some((seed.not(), l.l4, l.end));
-            note(format!(
-                "d{depth} {name}: converted to Complete (~pseudo), inner checks become arithmetic"
-            ));
-        }
-        if let Some(t) = lv.tunnel
-            && t.kind.over_udp()
-        {
-            gate_open = cnt > 0 || sum.is_some();
+        if tunnel_udp {
+            gate_open = !matches!(meta.state(), CsumState::None);
             if !gate_open {
                 note(format!(
-                    "d{depth} {} gate: no device level left and no running sum: inner checksum needs software",
-                    t.kind.name()
+                    "d{depth} {} gate: no device level left and no sum: the inner checksum needs software",
+                    lv.tunnel.map_or("tunnel", |t| t.kind.name())
                 ));
             }
+        }
+        if let Some(next) = walk.levels.get(depth + 1) {
+            let len = next.layers.l3 - cur;
+            match state::pull(meta.clone(), &pkt, len) {
+                Ok(o) => {
+                    cost.adjust_bytes += o.sw_bytes as u64;
+                    meta = o.meta;
+                }
+                Err(r) => {
+                    note(format!("d{depth} pull refused: {}", r.error));
+                    return (Check::Refused, gate_open);
+                }
+            }
+            cur = next.layers.l3;
         }
     }
     (Check::Good, gate_open)

@@ -2,7 +2,7 @@
 //! computed from the frame's bytes (Linux drivers' `ip_summed` / `csum_level`).
 
 use netoffload::csum::{self, Wsum};
-use netoffload::state::{CsumLevel, CsumState};
+use netoffload::state::{self, CsumLevel, CsumState, DeviceReport};
 use netoffload::wire::Transport;
 
 use crate::csumcheck::{self, CsumLayer, Status};
@@ -71,15 +71,21 @@ pub enum Report {
 }
 
 impl Report {
-    /// The checksum state the driver hands to the stack.
-    pub fn state(self) -> CsumState {
+    /// The report in the `state` room's terms.
+    pub fn device(self) -> DeviceReport {
         match self {
-            Report::Nothing | Report::Bad { .. } => CsumState::None,
-            Report::Unnecessary { level } => CsumState::Unnecessary {
+            Report::Nothing => DeviceReport::None,
+            Report::Bad { .. } => DeviceReport::L4Bad,
+            Report::Unnecessary { level } => DeviceReport::L4Ok {
                 level: CsumLevel::new(level).unwrap_or(CsumLevel::MAX),
             },
-            Report::Complete { csum } => CsumState::Complete { csum },
+            Report::Complete { csum } => DeviceReport::Complete { csum },
         }
+    }
+
+    /// The checksum state the driver hands to the stack (`state::receive`).
+    pub fn state(self) -> CsumState {
+        state::receive(self.device()).meta.state()
     }
 }
 
