@@ -184,6 +184,7 @@ pub fn run(
         busy += t0.elapsed();
         stats.sw_csum_bytes += r.cost.sw_bytes;
         stats.dup_csum_bytes += r.cost.dup_bytes;
+        stats.sw_adjust_bytes += r.cost.adjust_bytes;
         stats.bad_csum += u64::from(r.cost.bad);
         stats.device_faults += u64::from(r.cost.fault);
         match &w.stop {

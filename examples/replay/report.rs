@@ -40,6 +40,8 @@ pub struct RunStats {
     pub sw_csum_bytes: u64,
     /// Bytes summed in software more than once (the invariant says 0).
     pub dup_csum_bytes: u64,
+    /// Header bytes summed to adjust a `Complete` sum (not in `sw_csum_bytes`).
+    pub sw_adjust_bytes: u64,
     /// Frames with a checksum found bad.
     pub bad_csum: u64,
     /// Device sums that did not check while the software sum did.
@@ -211,7 +213,7 @@ pub fn json(runs: &[RunStats]) -> String {
         let _ = write!(
             s,
             "{{\"profile\": {}, \"policy\": {}, \"packets_in\": {}, \"packets_out\": {}, \
-             \"merge_ratio\": {}, \"sw_csum_bytes\": {}, \"sw_csum_bytes_twice\": {}, \"bad_csum\": {}, \
+             \"merge_ratio\": {}, \"sw_csum_bytes\": {}, \"sw_csum_bytes_twice\": {}, \"sw_adjust_bytes\": {}, \"bad_csum\": {}, \
              \"device_faults\": {}, \"malformed\": {}, \"not_ip\": {}, \"flush_reasons\": {{",
             json_str(r.profile),
             json_str(r.policy),
@@ -220,6 +222,7 @@ pub fn json(runs: &[RunStats]) -> String {
             json_f64(r.merge_ratio()),
             r.sw_csum_bytes,
             r.dup_csum_bytes,
+            r.sw_adjust_bytes,
             r.bad_csum,
             r.device_faults,
             r.malformed,

@@ -242,12 +242,12 @@ fn skip_mpls(b: &[u8], mut o: usize) -> Result<(usize, u16), String> {
     Err("MPLS label stack deeper than 16".into())
 }
 
-/// `wire::parse_ip_at`, tolerant of first fragments: the parser checks a UDP
-/// length (which counts the whole datagram) against the fragment, and wants a
-/// whole TCP header in a tiny first fragment. Such a fragment is re-parsed from
-/// a copy with the UDP length cleared (or, for IPv4, the protocol hidden), and
-/// the offsets found are used on the real bytes with the transport restored.
-/// Workaround until `wire::parse` treats fragments this way itself.
+/// `wire::parse_ip_at`, tolerant of tiny first fragments: the parser wants a
+/// whole transport header in a first fragment (e.g. a first IPv4 fragment
+/// shorter than a TCP header, as in zeek's `fragmented-4.pcap`). Such a
+/// fragment is re-parsed from a copy with the UDP length cleared (or, for IPv4,
+/// the protocol hidden), and the offsets found are used on the real bytes with
+/// the transport restored and no transport header (`payload == l4`).
 fn parse_ip(
     bytes: &[u8],
     l3: usize,
