@@ -78,7 +78,7 @@ fn l4_nic_zero_outer_csum_strict_no_gro_compute_gro_with_inner_sum_in_software()
     assert!(
         strict
             .flush_reasons
-            .get("TunnelCsumStrict")
+            .get("TunnelChecksumStrict")
             .copied()
             .unwrap_or(0)
             >= c.packets_in

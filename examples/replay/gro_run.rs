@@ -102,6 +102,8 @@ enum Check {
     Good,
     Fragment,
     Bad,
+    /// The IPv4 header checksum is wrong.
+    BadIp,
     /// A transition refused the packet (inconsistent lengths): not a candidate.
     Refused,
 }
@@ -188,7 +190,7 @@ impl Engine {
         };
         let Some(inner) = walk.inner() else {
             let reason = match walk.stop {
-                Some(Stop::NotIp { .. }) => "NotIp",
+                Some(Stop::NotIp { .. }) => "NotCandidate",
                 _ => "Malformed",
             };
             return Receive {
@@ -211,13 +213,14 @@ impl Engine {
         let reason = match check {
             Check::Fragment => Some("Fragment"),
             Check::Bad => Some("BadChecksum"),
-            Check::Refused => Some("NotGroCandidate"),
-            Check::Good if stopped => Some("NotGroCandidate"),
+            Check::BadIp => Some("BadIpChecksum"),
+            Check::Refused => Some("NotCandidate"),
+            Check::Good if stopped => Some("NotCandidate"),
             Check::Good if walk.levels.iter().any(|l| has_ip_options(&l.layers)) => {
                 Some("IpOptions")
             }
             Check::Good if !gate_open && self.cfg.policy == Policy::Strict => {
-                Some("TunnelCsumStrict")
+                Some("TunnelChecksumStrict")
             }
             Check::Good => None,
         };
@@ -233,14 +236,14 @@ impl Engine {
             Transport::Tcp => self.tcp(frame, bytes, walk, &il, key, out),
             Transport::Udp if walk.levels.len() == 1 => {
                 if !self.cfg.udp_gro {
-                    pass("UdpGroOff", payload, out)
+                    pass("Disabled", payload, out)
                 } else if csumcheck::udp_zero(bytes, &il) {
-                    pass("UdpZeroCsum", payload, out)
+                    pass("UdpNoChecksum", payload, out)
                 } else {
                     self.udp(frame, bytes, walk, &il, key, out)
                 }
             }
-            _ => pass("NotTcpUdp", payload, out),
+            _ => pass("NotCandidate", payload, out),
         };
         Receive { cost, verdict }
     }
@@ -293,7 +296,7 @@ impl Engine {
             } else if seq != f.next_seq {
                 Some("SeqGap")
             } else if len > f.mss {
-                Some("SegmentLonger")
+                Some("MssExceeded")
             } else if f.bytes + len > self.cfg.max_bytes {
                 Some("Oversize")
             } else {
@@ -359,7 +362,7 @@ impl Engine {
             let refuse = if f.fixed != fixed {
                 Some(diff_reason(&f.fixed, &fixed))
             } else if len > f.mss {
-                Some("SegmentLonger")
+                Some("MssExceeded")
             } else if f.bytes + len > self.cfg.max_bytes {
                 Some("Oversize")
             } else {
@@ -590,7 +593,7 @@ fn validate(
                 Ok(o) if o.verdict == StVerdict::Bad => {
                     note(format!("d{depth} ipv4 header: {}", o.reason));
                     cost.bad = true;
-                    return (Check::Bad, gate_open);
+                    return (Check::BadIp, gate_open);
                 }
                 Ok(o) => meta = o.meta,
                 Err(r) => meta = r.meta,
