@@ -226,3 +226,65 @@ fn explain_gives_one_line_per_frame_with_layers_and_verdict() {
         );
     }
 }
+
+#[test]
+fn udp_gro_merges_plain_udp_unless_switched_off() {
+    let inputs = app::mix_inputs();
+    let on = app::run(
+        &inputs,
+        nic::Profile::L4,
+        cli::Policy::Compute,
+        &cli::Options::default(),
+        false,
+    );
+    let off_opts = cli::Options {
+        udp_gro: false,
+        ..cli::Options::default()
+    };
+    let off = app::run(
+        &inputs,
+        nic::Profile::L4,
+        cli::Policy::Compute,
+        &off_opts,
+        false,
+    );
+    let (a, b) = (&on.stats.classes["udp4"], &off.stats.classes["udp4"]);
+    assert!(merged(a), "{a:?}");
+    assert_eq!(b.packets_out, b.packets_in);
+    assert_eq!(
+        off.stats.flush_reasons.get("Disabled").copied(),
+        Some(b.packets_in)
+    );
+    // TCP is untouched by the switch.
+    assert_eq!(on.stats.classes["tcp4"], off.stats.classes["tcp4"]);
+}
+
+#[test]
+fn a_time_gap_flushes_every_flow() {
+    let mut inputs = app::mix_inputs();
+    // Space the frames 2 ms apart: with the default 1 ms gap nothing merges.
+    for (i, inp) in inputs.iter_mut().enumerate() {
+        inp.ts_us = 2000 * i as u64;
+    }
+    let opts = cli::Options::default();
+    let r = app::run(
+        &inputs,
+        nic::Profile::Complete,
+        cli::Policy::Compute,
+        &opts,
+        false,
+    );
+    assert_eq!(r.stats.packets_out, r.stats.packets_in);
+    let wide = cli::Options {
+        gap_us: 5000,
+        ..cli::Options::default()
+    };
+    let r = app::run(
+        &inputs,
+        nic::Profile::Complete,
+        cli::Policy::Compute,
+        &wide,
+        false,
+    );
+    assert!(r.stats.packets_out < r.stats.packets_in / 2);
+}
