@@ -693,6 +693,12 @@ fn validate(
             let len = next.layers.l3 - cur;
             match state::pull(meta.clone(), &pkt, len) {
                 Ok(o) => {
+                    note(format!(
+                        "pull {len} B to d{}: {} -> {}",
+                        depth + 1,
+                        o.reason,
+                        o.meta.state()
+                    ));
                     cost.adjust_bytes += o.sw_bytes as u64;
                     meta = o.meta;
                 }
