@@ -8,39 +8,23 @@ use super::error::DecapError;
 use super::tunnel::{GeneveFacts, GreFacts, InnerProto, OuterCsum, Tunnel, TunnelKind};
 use crate::csum::Sum16;
 use crate::wire::consts::ethertype;
-use crate::wire::{ErrorKind, Field, Layer, Layers, LinkType, ParseError, Transport};
+use crate::wire::{
+    ErrorKind, Field, GeneveHeader, GreHeader, GreVersion, Layer, Layers, LinkType, ParseError,
+    Transport, UdpHeader, VxlanHeader,
+};
 
-/// VXLAN header length (RFC 7348 5).
-pub const VXLAN_LEN: usize = 8;
-/// VXLAN I flag: the VNI is valid (first byte).
-pub const VXLAN_FLAG_I: u8 = 0x08;
-/// GENEVE fixed header length (RFC 8926 3.4).
-pub const GENEVE_LEN: usize = 8;
+pub(crate) use crate::wire::geneve::{
+    FIXED_LEN as GENEVE_LEN, FLAG_CRITICAL as GENEVE_FLAG_C, FLAG_OAM as GENEVE_FLAG_O,
+};
+pub(crate) use crate::wire::vxlan::{FLAG_VNI as VXLAN_FLAG_I, HEADER_LEN as VXLAN_LEN};
 /// Most GENEVE option bytes (6-bit length in 4-byte words).
-pub const GENEVE_MAX_OPTIONS: usize = 63 * 4;
-/// GENEVE O bit (second byte).
-pub const GENEVE_FLAG_O: u8 = 0x80;
-/// GENEVE C bit (second byte).
-pub const GENEVE_FLAG_C: u8 = 0x40;
+pub(crate) const GENEVE_MAX_OPTIONS: usize = crate::wire::geneve::MAX_LEN - GENEVE_LEN;
 /// UDP header length.
-pub const UDP_LEN: usize = 8;
+pub(crate) const UDP_LEN: usize = 8;
 
-/// GRE flag and version bits (RFC 2784 2.1, RFC 2890 2).
-pub mod gre_flags {
-    /// Checksum present.
-    pub const C: u16 = 0x8000;
-    /// Routing present (RFC 1701, deprecated: refused).
-    pub const R: u16 = 0x4000;
-    /// Key present (RFC 2890).
-    pub const K: u16 = 0x2000;
-    /// Sequence number present (RFC 2890).
-    pub const S: u16 = 0x1000;
-    /// Strict source route (RFC 1701: refused).
-    pub const SSR: u16 = 0x0800;
-    /// Most significant recursion-control bit (RFC 2784: bits 1-5 must be zero).
-    pub const RECUR_MSB: u16 = 0x0400;
-    /// Version field.
-    pub const VERSION: u16 = 0x0007;
+/// GRE flag bits (RFC 2784 2.1, RFC 2890 2), as the wire room names them.
+pub(crate) mod gre_flags {
+    pub(crate) use crate::wire::gre::{FLAG_CHECKSUM as C, FLAG_KEY as K, FLAG_SEQ as S};
 }
 
 #[inline]
@@ -48,23 +32,6 @@ fn be16(b: &[u8], at: usize) -> Option<u16> {
     match b.get(at..at.checked_add(2)?) {
         Some(&[x, y]) => Some(u16::from_be_bytes([x, y])),
         _ => None,
-    }
-}
-
-#[inline]
-fn be32(b: &[u8], at: usize) -> Option<u32> {
-    match b.get(at..at.checked_add(4)?) {
-        Some(&[w, x, y, z]) => Some(u32::from_be_bytes([w, x, y, z])),
-        _ => None,
-    }
-}
-
-fn need(seg: &[u8], layer: Layer, at: usize, len: usize) -> Result<(), ParseError> {
-    let available = seg.len().saturating_sub(at);
-    if available < len {
-        Err(ParseError::truncated(layer, at, len, available))
-    } else {
-        Ok(())
     }
 }
 
@@ -141,14 +108,11 @@ pub fn parse_tunnel(bytes: &[u8], outer: &Layers, cfg: &EncapConfig) -> Result<T
         }
         TunnelKind::Gre => parse_gre(seg_all, l4, &mut t)?,
         TunnelKind::Vxlan | TunnelKind::Geneve => {
-            need(seg_all, Layer::Udp, l4, UDP_LEN)?;
-            let src = be16(seg_all, l4).unwrap_or(0);
-            let dst = be16(seg_all, l4 + 2).unwrap_or(0);
-            let ulen = be16(seg_all, l4 + 4).unwrap_or(0) as usize;
-            let field = Sum16::from_bytes([
-                seg_all.get(l4 + 6).copied().unwrap_or(0),
-                seg_all.get(l4 + 7).copied().unwrap_or(0),
-            ]);
+            let u =
+                UdpHeader::new_checked(seg_all.get(l4..).unwrap_or(&[])).map_err(|e| e.at(l4))?;
+            let (src, dst) = (u.src_port(), u.dst_port());
+            let ulen = u.length() as usize;
+            let field = Sum16::from_bytes(u.checksum());
             // UDP length 0 is the jumbogram convention: the IP length rules.
             let seg_end = if ulen == 0 { outer.end } else { l4 + ulen };
             if ulen != 0 && (ulen < UDP_LEN || seg_end > outer.end) {
@@ -185,135 +149,61 @@ pub fn parse_tunnel(bytes: &[u8], outer: &Layers, cfg: &EncapConfig) -> Result<T
     Ok(t)
 }
 
-/// RFC 7348 5: the I flag must be set; reserved bits are ignored on receipt.
-/// (Linux additionally drops unknown flags; we follow the RFC.)
+/// RFC 7348 5 via [`VxlanHeader`]: the I flag must be set; reserved bits are
+/// ignored on receipt as the RFC says (Linux `vxlan_rcv` drops them:
+/// [`VxlanHeader::check_reserved`] is that stricter rule).
 fn parse_vxlan(seg: &[u8], t: &mut Tunnel) -> Result<(), ParseError> {
     let h = t.header;
-    need(seg, Layer::Vxlan, h, VXLAN_LEN)?;
-    let flags = seg.get(h).copied().unwrap_or(0);
-    if flags & VXLAN_FLAG_I == 0 {
-        return Err(unsupported(
-            Layer::Vxlan,
-            Field::VxlanFlags,
-            flags as u32,
-            h,
-        ));
-    }
-    t.vni = Some(be32(seg, h + 4).unwrap_or(0) >> 8);
-    t.inner_start = h + VXLAN_LEN;
+    let v = VxlanHeader::new_checked(seg.get(h..).unwrap_or(&[])).map_err(|e| e.at(h))?;
+    t.vni = Some(v.vni());
+    t.inner_start = h + v.header_len();
     t.inner_proto = InnerProto::Ethernet;
     Ok(())
 }
 
-/// RFC 8926 3.4: version 0, options fit their length, each option's length fits.
+/// RFC 8926 3.4 via [`GeneveHeader`]: version 0, options fit their length,
+/// each option's length fits; the C bit needs the configuration's consent.
 fn parse_geneve(seg: &[u8], cfg: &EncapConfig, t: &mut Tunnel) -> Result<(), DecapError> {
     let h = t.header;
-    need(seg, Layer::Geneve, h, GENEVE_LEN)?;
-    let b0 = seg.get(h).copied().unwrap_or(0);
-    let b1 = seg.get(h + 1).copied().unwrap_or(0);
-    let version = b0 >> 6;
-    if version != 0 {
-        return Err(unsupported(Layer::Geneve, Field::GeneveVersion, version as u32, h).into());
-    }
-    let opt_len = (b0 & 0x3F) as usize * 4;
-    let opt_start = h + GENEVE_LEN;
-    let opt_end = opt_start + opt_len;
-    if opt_end > seg.len() {
-        return Err(ParseError::new(
-            Layer::Geneve,
-            Field::GeneveOptLength,
-            ErrorKind::LengthBeyondBuffer {
-                claimed: opt_len,
-                available: seg.len() - opt_start,
-            },
-            h,
-        )
-        .into());
-    }
-    let mut o = opt_start;
-    while o < opt_end {
-        // Option header: class (2), type (1), R R R length (1), length in words.
-        let len_words = seg.get(o + 3).copied().unwrap_or(0) & 0x1F;
-        let next = o + 4 + len_words as usize * 4;
-        if next > opt_end {
-            return Err(ParseError::new(
-                Layer::Geneve,
-                Field::GeneveOption,
-                ErrorKind::LengthBeyondBuffer {
-                    claimed: next - o,
-                    available: opt_end - o,
-                },
-                h,
-            )
-            .into());
-        }
-        o = next;
-    }
-    let critical = b1 & GENEVE_FLAG_C != 0;
+    let g = GeneveHeader::new_checked(seg.get(h..).unwrap_or(&[])).map_err(|e| e.at(h))?;
+    let critical = g.has_critical_flag();
     if critical && !cfg.geneve_accept_critical {
         return Err(DecapError::CriticalOptions { offset: h });
     }
-    let protocol = be16(seg, h + 2).unwrap_or(0);
+    let protocol = g.protocol();
     t.inner_proto = inner_by_ethertype(Layer::Geneve, protocol, h)?;
-    t.vni = Some(be32(seg, h + 4).unwrap_or(0) >> 8);
+    t.vni = Some(g.vni());
+    let end = h + g.header_len();
     t.geneve = Some(GeneveFacts {
-        options_start: opt_start,
-        options_end: opt_end,
-        oam: b1 & GENEVE_FLAG_O != 0,
+        options_start: h + GENEVE_LEN,
+        options_end: end,
+        oam: g.is_oam(),
         critical,
         protocol,
     });
-    t.inner_start = opt_end;
+    t.inner_start = end;
     Ok(())
 }
 
-/// RFC 2784 2.1 / RFC 2890: version 0; bits 1-5 zero except K and S.
+/// RFC 2784 / 2890 via [`GreHeader`]: version 0 only (enhanced GRE carries
+/// PPP), no routing (Linux `gre_parse_header`).
 fn parse_gre(seg: &[u8], h: usize, t: &mut Tunnel) -> Result<(), ParseError> {
-    need(seg, Layer::Gre, h, 4)?;
-    let flags = be16(seg, h).unwrap_or(0);
-    let version = flags & gre_flags::VERSION;
-    if version != 0 {
-        return Err(unsupported(
-            Layer::Gre,
-            Field::GreVersion,
-            version as u32,
-            h,
-        ));
+    let g = GreHeader::new_checked(seg.get(h..).unwrap_or(&[])).map_err(|e| e.at(h))?;
+    if g.version() != GreVersion::Gre {
+        return Err(unsupported(Layer::Gre, Field::GreVersion, 1, h));
     }
-    if flags & (gre_flags::R | gre_flags::SSR | gre_flags::RECUR_MSB) != 0 {
-        return Err(unsupported(Layer::Gre, Field::GreFlags, flags as u32, h));
-    }
-    let protocol = be16(seg, h + 2).unwrap_or(0);
-    let mut at = h + 4;
-    let csum = if flags & gre_flags::C != 0 {
-        need(seg, Layer::Gre, h, at + 4 - h)?;
-        let f = Sum16::from_bytes([
-            seg.get(at).copied().unwrap_or(0),
-            seg.get(at + 1).copied().unwrap_or(0),
-        ]);
-        at += 4;
-        OuterCsum::Gre(f)
-    } else {
-        OuterCsum::Absent
-    };
-    let key = if flags & gre_flags::K != 0 {
-        need(seg, Layer::Gre, h, at + 4 - h)?;
-        at += 4;
-        be32(seg, at - 4)
-    } else {
-        None
-    };
-    let seq = if flags & gre_flags::S != 0 {
-        need(seg, Layer::Gre, h, at + 4 - h)?;
-        at += 4;
-        be32(seg, at - 4)
-    } else {
-        None
-    };
+    let protocol = g.protocol();
     t.inner_proto = inner_by_ethertype(Layer::Gre, protocol, h)?;
-    t.gre = Some(GreFacts { protocol, key, seq });
-    t.outer_csum = csum;
-    t.inner_start = at;
+    t.gre = Some(GreFacts {
+        protocol,
+        key: g.key(),
+        seq: g.sequence(),
+    });
+    t.outer_csum = match g.checksum() {
+        Some(c) => OuterCsum::Gre(Sum16::from_bytes(c)),
+        None => OuterCsum::Absent,
+    };
+    t.inner_start = h + g.header_len();
     Ok(())
 }
 
