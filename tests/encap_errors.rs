@@ -68,7 +68,9 @@ fn fix_lengths(bytes: &[u8], outer: &wire::Layers) -> Vec<u8> {
 #[test]
 fn truncation_at_every_offset_of_the_outer_headers_is_a_typed_error() {
     let cfg = EncapConfig::DEFAULT;
-    let meta = CsumMeta::from_state(CsumState::Unnecessary { level: CsumLevel::L1 });
+    let meta = CsumMeta::from_state(CsumState::Unnecessary {
+        level: CsumLevel::L1,
+    });
     let mut typed = 0;
     for (name, bytes) in samples() {
         let outer = wire::parse(&bytes, LinkType::Ethernet).unwrap();
@@ -78,9 +80,16 @@ fn truncation_at_every_offset_of_the_outer_headers_is_a_typed_error() {
             // 1. The buffer simply ends early: the outer parse fails (wire's
             //    error), or decap is given layers that do not fit -> BadContext.
             let short = &bytes[..cut];
-            assert!(wire::parse(short, LinkType::Ethernet).is_err(), "{name} cut {cut}");
+            assert!(
+                wire::parse(short, LinkType::Ethernet).is_err(),
+                "{name} cut {cut}"
+            );
             let r = decap(short, &outer, outer.l3, meta.clone(), &cfg).unwrap_err();
-            assert!(matches!(r.error, DecapError::BadContext { .. }), "{name} cut {cut}: {:?}", r.error);
+            assert!(
+                matches!(r.error, DecapError::BadContext { .. }),
+                "{name} cut {cut}: {:?}",
+                r.error
+            );
             assert_eq!(r.meta, meta);
 
             // 2. Lengths rewritten so the outer packet is self-consistent but
@@ -115,7 +124,13 @@ fn truncation_at_every_offset_of_the_outer_headers_is_a_typed_error() {
 fn vxlan_sample() -> (Vec<u8>, wire::Layers) {
     let inner = eth_tcp(false, None, b"x");
     let b = wrap(
-        &Outer { wrap: Wrap::Vxlan, v6: false, csum: false, vlan: None, inner_eth: true },
+        &Outer {
+            wrap: Wrap::Vxlan,
+            v6: false,
+            csum: false,
+            vlan: None,
+            inner_eth: true,
+        },
         &inner,
     );
     let l = wire::parse(&b, LinkType::Ethernet).unwrap();
@@ -133,7 +148,10 @@ fn invalid_tunnel_fields_name_the_field() {
     let (mut b, l) = vxlan_sample();
     b[l.l4 + 8] = 0;
     let e = header_err(&b, &l, &cfg);
-    assert!(matches!(e, DecapError::Header(p) if p.layer == Layer::Vxlan && p.field == Field::VxlanFlags && p.offset == l.l4 + 8), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.layer == Layer::Vxlan && p.field == Field::VxlanFlags && p.offset == l.l4 + 8),
+        "{e:?}"
+    );
     // VXLAN reserved bits are ignored on receipt (RFC 7348 5).
     let (mut b, l) = vxlan_sample();
     b[l.l4 + 8] = 0xFF;
@@ -141,8 +159,21 @@ fn invalid_tunnel_fields_name_the_field() {
     assert!(decap(&b, &l, l.l3, CsumMeta::NONE, &cfg).is_ok());
 
     let geneve = |opts: Vec<u8>, inner_eth: bool| {
-        let inner = if inner_eth { eth_tcp(false, None, b"g") } else { ip_tcp(false, b"g") };
-        let b = wrap(&Outer { wrap: Wrap::Geneve(opts), v6: false, csum: false, vlan: None, inner_eth }, &inner);
+        let inner = if inner_eth {
+            eth_tcp(false, None, b"g")
+        } else {
+            ip_tcp(false, b"g")
+        };
+        let b = wrap(
+            &Outer {
+                wrap: Wrap::Geneve(opts),
+                v6: false,
+                csum: false,
+                vlan: None,
+                inner_eth,
+            },
+            &inner,
+        );
         let l = wire::parse(&b, LinkType::Ethernet).unwrap();
         (b, l)
     };
@@ -150,31 +181,58 @@ fn invalid_tunnel_fields_name_the_field() {
     let (mut b, l) = geneve(Vec::new(), true);
     b[l.l4 + 8] |= 0x40;
     let e = header_err(&b, &l, &cfg);
-    assert!(matches!(e, DecapError::Header(p) if p.field == Field::GeneveVersion), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.field == Field::GeneveVersion),
+        "{e:?}"
+    );
     // GENEVE option length beyond the packet.
     let (mut b, l) = geneve(Vec::new(), true);
     b[l.l4 + 8] = 0x3F;
     let e = header_err(&b, &l, &cfg);
-    assert!(matches!(e, DecapError::Header(p) if p.field == Field::GeneveOptLength), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.field == Field::GeneveOptLength),
+        "{e:?}"
+    );
     // An option whose own length overruns the option area.
     let (b, l) = geneve(vec![0, 1, 2, 5, 0, 0, 0, 0], true);
     let e = header_err(&b, &l, &cfg);
-    assert!(matches!(e, DecapError::Header(p) if p.field == Field::GeneveOption), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.field == Field::GeneveOption),
+        "{e:?}"
+    );
     // Critical options refused unless accepted.
     let (mut b, l) = geneve(Vec::new(), true);
     b[l.l4 + 9] |= 0x40;
-    assert_eq!(header_err(&b, &l, &cfg), DecapError::CriticalOptions { offset: l.l4 + 8 });
-    let accept = EncapConfig { geneve_accept_critical: true, ..cfg };
+    assert_eq!(
+        header_err(&b, &l, &cfg),
+        DecapError::CriticalOptions { offset: l.l4 + 8 }
+    );
+    let accept = EncapConfig {
+        geneve_accept_critical: true,
+        ..cfg
+    };
     let d = decap(&b, &l, l.l3, CsumMeta::NONE, &accept).unwrap();
     assert!(d.tunnel.geneve.unwrap().critical);
     // Unknown protocol type.
     let (mut b, l) = geneve(Vec::new(), false);
     b[l.l4 + 10..l.l4 + 12].copy_from_slice(&0x88BEu16.to_be_bytes());
     let e = header_err(&b, &l, &cfg);
-    assert!(matches!(e, DecapError::Header(p) if p.layer == Layer::Geneve && p.field == Field::EtherType), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.layer == Layer::Geneve && p.field == Field::EtherType),
+        "{e:?}"
+    );
 
     let gre = || {
-        let b = wrap(&Outer { wrap: Wrap::Gre { key: None }, v6: false, csum: false, vlan: None, inner_eth: false }, &ip_tcp(false, b"q"));
+        let b = wrap(
+            &Outer {
+                wrap: Wrap::Gre { key: None },
+                v6: false,
+                csum: false,
+                vlan: None,
+                inner_eth: false,
+            },
+            &ip_tcp(false, b"q"),
+        );
         let l = wire::parse(&b, LinkType::Ethernet).unwrap();
         (b, l)
     };
@@ -185,22 +243,34 @@ fn invalid_tunnel_fields_name_the_field() {
     let b2 = cut_consistently(&b, b.len());
     let l2 = wire::parse(&b2, LinkType::Ethernet).unwrap();
     let e = header_err(&b2, &l2, &cfg);
-    assert!(matches!(e, DecapError::Header(p) if p.layer == Layer::Gre && p.field == Field::GreVersion), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.layer == Layer::Gre && p.field == Field::GreVersion),
+        "{e:?}"
+    );
     // GRE routing bit.
     let (mut b, l) = gre();
     b[l.l4] = 0x40;
     let e = decap(&b, &l, l.l3, CsumMeta::NONE, &cfg).unwrap_err().error;
-    assert!(matches!(e, DecapError::Header(p) if p.field == Field::GreFlags), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.field == Field::GreFlags),
+        "{e:?}"
+    );
     // GRE carrying an unknown protocol.
     let (mut b, l) = gre();
     b[l.l4 + 2..l.l4 + 4].copy_from_slice(&0x880Bu16.to_be_bytes());
     let e = header_err(&b, &l, &cfg);
-    assert!(matches!(e, DecapError::Header(p) if p.field == Field::EtherType), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.field == Field::EtherType),
+        "{e:?}"
+    );
     // An inner header that is not IPv4 although GRE says so.
     let (mut b, l) = gre();
     b[l.payload] = 0x65;
     let e = header_err(&b, &l, &cfg);
-    assert!(matches!(e, DecapError::Header(p) if p.field == Field::Version && p.offset == l.payload), "{e:?}");
+    assert!(
+        matches!(e, DecapError::Header(p) if p.field == Field::Version && p.offset == l.payload),
+        "{e:?}"
+    );
 
     // An outer fragment.
     let (mut b, _) = vxlan_sample();
@@ -210,11 +280,19 @@ fn invalid_tunnel_fields_name_the_field() {
     let c = !naive_sum(&b[14..34], 0);
     b[24..26].copy_from_slice(&c.to_be_bytes());
     let l = wire::parse(&b, LinkType::Ethernet).unwrap();
-    assert_eq!(header_err(&b, &l, &cfg), DecapError::OuterFragment { offset: 14 });
+    assert_eq!(
+        header_err(&b, &l, &cfg),
+        DecapError::OuterFragment { offset: 14 }
+    );
 
     // A current-layer offset outside the outer packet.
     let (b, l) = vxlan_sample();
-    assert!(matches!(decap(&b, &l, l.l4 + 1, CsumMeta::NONE, &cfg).unwrap_err().error, DecapError::BadContext { .. }));
+    assert!(matches!(
+        decap(&b, &l, l.l4 + 1, CsumMeta::NONE, &cfg)
+            .unwrap_err()
+            .error,
+        DecapError::BadContext { .. }
+    ));
     // Not a tunnel at all.
     let plain = eth_tcp(false, None, b"plain");
     let pl = wire::parse(&plain, LinkType::Ethernet).unwrap();
@@ -227,7 +305,10 @@ fn invalid_tunnel_fields_name_the_field() {
 #[test]
 fn arbitrary_bytes_after_a_valid_outer_never_panic() {
     // Random tunnel + inner bytes behind valid outer headers.
-    let cfg = EncapConfig { geneve_accept_critical: true, ..EncapConfig::DEFAULT };
+    let cfg = EncapConfig {
+        geneve_accept_critical: true,
+        ..EncapConfig::DEFAULT
+    };
     let mut seed = 0x1234_5678u32;
     let mut next = || {
         seed ^= seed << 13;
@@ -238,9 +319,23 @@ fn arbitrary_bytes_after_a_valid_outer_never_panic() {
     for round in 0..4000 {
         let len = (next() % 120) as usize;
         let junk: Vec<u8> = (0..len).map(|_| next() as u8).collect();
-        let kinds = [Wrap::Vxlan, Wrap::Geneve(Vec::new()), Wrap::Gre { key: None }, Wrap::IpIp];
+        let kinds = [
+            Wrap::Vxlan,
+            Wrap::Geneve(Vec::new()),
+            Wrap::Gre { key: None },
+            Wrap::IpIp,
+        ];
         let w = kinds[round % 4].clone();
-        let mut b = wrap(&Outer { wrap: w, v6: round % 8 >= 4, csum: false, vlan: None, inner_eth: false }, &[0x45]);
+        let mut b = wrap(
+            &Outer {
+                wrap: w,
+                v6: round % 8 >= 4,
+                csum: false,
+                vlan: None,
+                inner_eth: false,
+            },
+            &[0x45],
+        );
         let outer0 = wire::parse(&b, LinkType::Ethernet).unwrap();
         let l4 = outer0.l4;
         // Keep the outer L4 header and overwrite the rest with junk.
@@ -253,7 +348,12 @@ fn arbitrary_bytes_after_a_valid_outer_never_panic() {
         b.extend_from_slice(&junk);
         let b = fix_lengths(&b, &outer0);
         if let Ok(o) = wire::parse(&b, LinkType::Ethernet) {
-            for meta in [CsumMeta::NONE, CsumMeta::from_state(CsumState::Unnecessary { level: CsumLevel::L0 })] {
+            for meta in [
+                CsumMeta::NONE,
+                CsumMeta::from_state(CsumState::Unnecessary {
+                    level: CsumLevel::L0,
+                }),
+            ] {
                 let _ = decap(&b, &o, o.l3, meta.clone(), &cfg);
                 let _ = decap_nested(&b, &o, o.l3, meta, &cfg);
             }

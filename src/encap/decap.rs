@@ -10,10 +10,10 @@ use super::config::{EncapConfig, MAX_DEPTH};
 use super::error::{DecapError, Rejected};
 use super::header::{detect, parse_inner, parse_tunnel};
 use super::rcsum::{postpull, trim};
-use super::tunnel::{OuterCsum, Tunnel};
+use super::tunnel::{InnerProto, OuterCsum, Tunnel};
 use crate::csum::{self, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState};
-use crate::wire::{Layer, Layers, Net};
+use crate::wire::{ErrorKind, Field, Layer, Layers, Net};
 
 /// How the outer checksum was dealt with, and so why the inner state is what it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -157,7 +157,17 @@ fn decap_inner(
 ) -> Result<Decap, DecapError> {
     check_context(bytes, outer, at)?;
     let tunnel = parse_tunnel(bytes, outer, cfg)?;
-    let inner = parse_inner(bytes, &tunnel)?;
+    let inner = parse_inner(bytes, &tunnel).map_err(|e| match (e.layer, e.field, e.kind) {
+        (Layer::Ethernet, Field::EtherType, ErrorKind::Unsupported { value })
+            if tunnel.inner_proto == InnerProto::Ethernet =>
+        {
+            DecapError::InnerNotIp {
+                ethertype: value as u16,
+                offset: tunnel.inner_start,
+            }
+        }
+        _ => DecapError::Header(e),
+    })?;
     let l4 = tunnel.outer_l4;
     let seg_end = tunnel.segment_end;
     let cur = inner.l3;

@@ -24,6 +24,14 @@ pub enum DecapError {
     },
     /// A tunnel or inner header is truncated or invalid (names layer and field).
     Header(ParseError),
+    /// The inner Ethernet frame carries something other than IP (ARP, ...):
+    /// there is no inner checksum state to give; bridge it as it is.
+    InnerNotIp {
+        /// The inner EtherType.
+        ethertype: u16,
+        /// Offset of the inner Ethernet header.
+        offset: usize,
+    },
     /// The outer UDP or GRE checksum does not verify: the packet must be dropped
     /// (RFC 7348 5: a failed check MUST drop).
     BadOuterChecksum {
@@ -65,6 +73,10 @@ impl fmt::Display for DecapError {
                 write!(f, "offset {offset} does not fit the packet")
             }
             DecapError::Header(e) => write!(f, "{e}"),
+            DecapError::InnerNotIp { ethertype, offset } => write!(
+                f,
+                "inner frame at byte {offset} carries EtherType {ethertype:#06x}, not IP"
+            ),
             DecapError::BadOuterChecksum {
                 layer,
                 offset,
