@@ -46,7 +46,10 @@ fn unsupported(layer: Layer, field: Field, value: u32, at: usize) -> ParseError 
 pub fn detect(bytes: &[u8], outer: &Layers, cfg: &EncapConfig) -> Option<TunnelKind> {
     match outer.transport {
         Transport::Udp => {
-            let dst = be16(bytes, outer.l4.checked_add(2)?)?;
+            let dst = be16(
+                bytes,
+                outer.l4.checked_add(crate::wire::udp::DST_PORT_OFFSET)?,
+            )?;
             if cfg.is_vxlan_port(dst) {
                 Some(TunnelKind::Vxlan)
             } else if cfg.is_geneve_port(dst) {

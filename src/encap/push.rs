@@ -16,6 +16,7 @@ use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::LinkType;
 use crate::wire::consts::{ethertype, ipproto};
+use crate::wire::{ethernet as eth, geneve, gre, ipv4, ipv6, udp, vxlan};
 
 /// The outer Ethernet header (one optional 802.1Q tag).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -304,12 +305,19 @@ fn encap_inner(
         },
     };
     let eth_len = match spec.eth {
-        Some(e) => 14 + if e.vlan.is_some() { 4 } else { 0 },
+        Some(e) => {
+            eth::HEADER_LEN
+                + if e.vlan.is_some() {
+                    eth::VLAN_TAG_LEN
+                } else {
+                    0
+                }
+        }
         None => 0,
     };
     let (ip_len, outer_et) = match spec.ip {
-        OuterIp::V4 { .. } => (20, ethertype::IPV4),
-        OuterIp::V6 { .. } => (40, ethertype::IPV6),
+        OuterIp::V4 { .. } => (ipv4::MIN_HEADER_LEN, ethertype::IPV4),
+        OuterIp::V6 { .. } => (ipv6::HEADER_LEN, ethertype::IPV6),
     };
     let total = eth_len + ip_len + tun_len;
     if head < total {
@@ -363,15 +371,24 @@ fn encap_inner(
 
     // Ethernet.
     if let Some(e) = spec.eth {
-        put(buf, start, &e.dst);
-        put(buf, start + 6, &e.src);
+        put(buf, start + eth::DST_OFFSET, &e.dst);
+        put(buf, start + eth::SRC_OFFSET, &e.src);
         match e.vlan {
             Some(tci) => {
-                put(buf, start + 12, &ethertype::VLAN.to_be_bytes());
-                put(buf, start + 14, &tci.to_be_bytes());
-                put(buf, start + 16, &outer_et.to_be_bytes());
+                put(
+                    buf,
+                    start + eth::ETHERTYPE_OFFSET,
+                    &ethertype::VLAN.to_be_bytes(),
+                );
+                let tag = start + eth::HEADER_LEN;
+                put(buf, tag + eth::VLAN_TCI_OFFSET, &tci.to_be_bytes());
+                put(
+                    buf,
+                    tag + eth::VLAN_ETHERTYPE_OFFSET,
+                    &outer_et.to_be_bytes(),
+                );
             }
-            None => put(buf, start + 12, &outer_et.to_be_bytes()),
+            None => put(buf, start + eth::ETHERTYPE_OFFSET, &outer_et.to_be_bytes()),
         }
     }
     // IP.
@@ -385,13 +402,16 @@ fn encap_inner(
             dont_fragment,
         } => {
             let flags: u16 = if dont_fragment { 0x4000 } else { 0 };
+            // Version 4, IHL 5 words; then the DSCP/ECN byte.
             put(buf, l3, &[0x45, tos]);
-            put(buf, l3 + 2, &ip_field.to_be_bytes());
-            put(buf, l3 + 4, &id.to_be_bytes());
-            put(buf, l3 + 6, &flags.to_be_bytes());
-            put(buf, l3 + 8, &[ttl, proto, 0, 0]);
-            put(buf, l3 + 12, &src);
-            put(buf, l3 + 16, &dst);
+            put(buf, l3 + ipv4::TOTAL_LEN_OFFSET, &ip_field.to_be_bytes());
+            put(buf, l3 + ipv4::ID_OFFSET, &id.to_be_bytes());
+            put(buf, l3 + ipv4::FRAG_OFFSET, &flags.to_be_bytes());
+            put(buf, l3 + ipv4::TTL_OFFSET, &[ttl]);
+            put(buf, l3 + ipv4::PROTOCOL_OFFSET, &[proto]);
+            put(buf, l3 + ipv4::CHECKSUM_OFFSET, &[0, 0]);
+            put(buf, l3 + ipv4::SRC_OFFSET, &src);
+            put(buf, l3 + ipv4::DST_OFFSET, &dst);
         }
         OuterIp::V6 {
             src,
@@ -402,10 +422,11 @@ fn encap_inner(
         } => {
             let word = (6u32 << 28) | ((traffic_class as u32) << 20) | (flow_label & 0xF_FFFF);
             put(buf, l3, &word.to_be_bytes());
-            put(buf, l3 + 4, &ip_field.to_be_bytes());
-            put(buf, l3 + 6, &[proto, hop_limit]);
-            put(buf, l3 + 8, &src);
-            put(buf, l3 + 24, &dst);
+            put(buf, l3 + ipv6::PAYLOAD_LEN_OFFSET, &ip_field.to_be_bytes());
+            put(buf, l3 + ipv6::NEXT_HEADER_OFFSET, &[proto]);
+            put(buf, l3 + ipv6::HOP_LIMIT_OFFSET, &[hop_limit]);
+            put(buf, l3 + ipv6::SRC_OFFSET, &src);
+            put(buf, l3 + ipv6::DST_OFFSET, &dst);
         }
     }
     // Tunnel header (checksum fields zero for now).
@@ -418,7 +439,11 @@ fn encap_inner(
         } => {
             put_udp(buf, l4, src_port, dst_port, udp_field);
             put(buf, l4 + UDP_LEN, &[VXLAN_FLAG_I, 0, 0, 0]);
-            put(buf, l4 + UDP_LEN + 4, &(vni << 8).to_be_bytes());
+            put(
+                buf,
+                l4 + UDP_LEN + vxlan::VNI_OFFSET,
+                &(vni << 8).to_be_bytes(),
+            );
         }
         TunnelSpec::Geneve {
             vni,
@@ -432,13 +457,13 @@ fn encap_inner(
             let h = l4 + UDP_LEN;
             let b1 = if oam { GENEVE_FLAG_O } else { 0 } | if critical { GENEVE_FLAG_C } else { 0 };
             put(buf, h, &[(options.len() / 4) as u8, b1]);
-            put(buf, h + 2, &inner_et.to_be_bytes());
-            put(buf, h + 4, &(vni << 8).to_be_bytes());
+            put(buf, h + geneve::PROTOCOL_OFFSET, &inner_et.to_be_bytes());
+            put(buf, h + geneve::VNI_OFFSET, &(vni << 8).to_be_bytes());
             put(buf, h + GENEVE_LEN, options);
         }
         TunnelSpec::Gre { key, seq, checksum } => {
             let mut flags = 0u16;
-            let mut at = l4 + 4;
+            let mut at = l4 + gre::FIXED_LEN;
             if checksum {
                 flags |= gre_flags::C;
                 put(buf, at, &[0; 4]);
@@ -454,8 +479,8 @@ fn encap_inner(
                 flags |= gre_flags::S;
                 put(buf, at, &s.to_be_bytes());
             }
-            put(buf, l4, &flags.to_be_bytes());
-            put(buf, l4 + 2, &inner_et.to_be_bytes());
+            put(buf, l4 + gre::FLAGS_OFFSET, &flags.to_be_bytes());
+            put(buf, l4 + gre::PROTOCOL_OFFSET, &inner_et.to_be_bytes());
         }
         TunnelSpec::IpInIp => {}
     }
@@ -489,7 +514,7 @@ fn encap_inner(
                 Sum16::from_raw(!csum::fold(pseudo).raw())
             }
         };
-        put(buf, l4 + 6, &field.to_bytes());
+        put(buf, l4 + udp::CHECKSUM_OFFSET, &field.to_bytes());
     } else if let Some(at) = gre_csum_at {
         let field = match inner_partial {
             Some((cs, co, _)) => {
@@ -509,8 +534,8 @@ fn encap_inner(
         put(buf, at, &field.to_bytes());
     }
     if let OuterIp::V4 { .. } = spec.ip {
-        let c = csum::ipv4_header(buf.get(l3..l3 + 20).unwrap_or(&[]));
-        put(buf, l3 + 10, &c.to_bytes());
+        let c = csum::ipv4_header(buf.get(l3..l3 + ipv4::MIN_HEADER_LEN).unwrap_or(&[]));
+        put(buf, l3 + ipv4::CHECKSUM_OFFSET, &c.to_bytes());
     }
 
     let counted = outer_has_csum || proto == ipproto::UDP;
@@ -529,7 +554,7 @@ fn encap_inner(
         },
         (_, Some(s)) => CsumState::Partial {
             start: s,
-            offset: 6,
+            offset: udp::CHECKSUM_OFFSET,
             kind: PartialKind::Inet,
         },
         (CsumState::Unnecessary { level }, None) if counted => CsumState::Unnecessary {
@@ -553,10 +578,10 @@ fn encap_inner(
 }
 
 fn put_udp(buf: &mut [u8], l4: usize, src: u16, dst: u16, len: u16) {
-    put(buf, l4, &src.to_be_bytes());
-    put(buf, l4 + 2, &dst.to_be_bytes());
-    put(buf, l4 + 4, &len.to_be_bytes());
-    put(buf, l4 + 6, &[0, 0]);
+    put(buf, l4 + udp::SRC_PORT_OFFSET, &src.to_be_bytes());
+    put(buf, l4 + udp::DST_PORT_OFFSET, &dst.to_be_bytes());
+    put(buf, l4 + udp::LENGTH_OFFSET, &len.to_be_bytes());
+    put(buf, l4 + udp::CHECKSUM_OFFSET, &[0, 0]);
 }
 
 fn udp_pseudo(_buf: &[u8], ip: OuterIp, len: usize) -> Wsum {
