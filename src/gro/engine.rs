@@ -152,6 +152,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.stats.packets += 1;
         let out = match parse::parse(frame, self.cfg.link, self.cfg.kinds) {
             Ok(o) => o,
+            Err(FlushReason::Fragment) => {
+                // A later fragment has no ports: flush every held flow between
+                // the same outer addresses so none of them is overtaken.
+                self.flush_fragment_peers(frame, sink);
+                return self.pass(FlushReason::Fragment, meta);
+            }
             Err(reason) => return self.pass(reason, meta),
         };
         let p = out.p;
@@ -321,6 +327,25 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     ) {
         if let Some(slot) = self.lookup(hash, f, p) {
             self.flush_slot(slot, reason, sink);
+        }
+    }
+
+    /// Flushes held flows whose outermost IP header has the fragment's
+    /// addresses and protocol (a scan: fragments are rare).
+    fn flush_fragment_peers<S: FnMut(&SuperPacket)>(&mut self, f: &[u8], sink: &mut S) {
+        let Some(ip) = parse::outer_ip(f, self.cfg.link) else {
+            return;
+        };
+        let mut i = self.oldest;
+        while i != NIL {
+            let Some(s) = self.flows.get(i as usize) else {
+                return;
+            };
+            let next = s.newer;
+            if flow::same_outer_ip(s, f, ip) {
+                self.flush_slot(i, FlushReason::Fragment, sink);
+            }
+            i = next;
         }
     }
 

@@ -151,6 +151,22 @@ fn zero16(b: &[u8], at: usize) -> bool {
     be16(b, at) == Some(0)
 }
 
+/// True when flow `s`'s outermost IP header has the addresses of `ip` in `f`
+/// (IPv4: also the protocol; IPv6: the addresses only, the protocol sits
+/// after the fragment header).
+pub(crate) fn same_outer_ip(s: &SuperPacket, f: &[u8], ip: super::parse::Ip) -> bool {
+    let q = s.p.ips[0];
+    if q.v6 != ip.v6 {
+        return false;
+    }
+    let (qo, po) = (q.off as usize, ip.off as usize);
+    if ip.v6 {
+        eq_at(&s.hdr, qo + 8, f, po + 8, 32)
+    } else {
+        eq_at(&s.hdr, qo + 12, f, po + 12, 8) && byte(&s.hdr, qo + 9) == byte(f, po + 9)
+    }
+}
+
 /// The merge-time facts decided for one segment (committed only on merge).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MergePlan {

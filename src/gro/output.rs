@@ -312,10 +312,10 @@ impl SuperPacket {
             let src = payload_of(s.id)
                 .and_then(|fr| fr.get(s.range()))
                 .ok_or(WriteError::MissingPayload { id: s.id })?;
-            let (dst, tail) = core::mem::take(&mut rest).split_at_mut(src.len().min(rest.len()));
-            if dst.len() != src.len() {
+            if src.len() > rest.len() {
                 return Err(WriteError::MissingPayload { id: s.id });
             }
+            let (dst, tail) = core::mem::take(&mut rest).split_at_mut(src.len());
             dst.copy_from_slice(src);
             rest = tail;
         }

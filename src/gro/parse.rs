@@ -278,6 +278,29 @@ fn parse_eth(f: &[u8], mut at: usize, tags: usize) -> Result<(usize, u16), Flush
     Ok((at, et))
 }
 
+/// The outermost IP header of a frame, without any checks beyond bounds
+/// (used to find the flows a later fragment belongs near).
+pub(crate) fn outer_ip(f: &[u8], link: LinkType) -> Option<Ip> {
+    let (l3, et) = match link {
+        LinkType::Ethernet => parse_eth(f, 0, 2).ok()?,
+        LinkType::RawIp => match byte(f, 0)? >> 4 {
+            4 => (0, ethertype::IPV4),
+            _ => (0, ethertype::IPV6),
+        },
+    };
+    let v6 = match et {
+        ethertype::IPV4 => false,
+        ethertype::IPV6 => true,
+        _ => return None,
+    };
+    f.get(l3..l3 + if v6 { 40 } else { 20 })?;
+    Some(Ip {
+        off: l3 as u16,
+        next: l3 as u16,
+        v6,
+    })
+}
+
 /// Parses a frame for GRO. `Err` means: pass up alone, no flow to flush.
 pub(crate) fn parse(f: &[u8], link: LinkType, kinds: GroKinds) -> Result<Outcome, FlushReason> {
     let mut defect = None;
