@@ -202,6 +202,14 @@ pub fn fill(f: &mut [u8], outer_udp_csum: bool, finish_partial_only: bool, keep_
     let inner = *w.ips.last().unwrap();
     let proto = if w.udp { 17 } else { 6 };
     let field = w.l4 + if w.udp { 6 } else { 16 };
+    // IP headers first: the outer UDP / GRE checksums cover the inner one.
+    for &(o, v6, next) in &w.ips {
+        if !v6 {
+            put16(f, o + 10, 0);
+            let c = !fold16(ones_sum(&f[o..next]));
+            put16(f, o + 10, c);
+        }
+    }
     if keep_l4 {
         // The caller built (or deliberately broke) the L4 checksum.
     } else if finish_partial_only {
@@ -227,13 +235,6 @@ pub fn fill(f: &mut [u8], outer_udp_csum: bool, finish_partial_only: bool, keep_
         if outer_udp_csum {
             let c = !fold16(pseudo_of(f, w.ips[0], 17, w.end - u) + ones_sum(&f[u..w.end]));
             put16(f, u + 6, if c == 0 { 0xFFFF } else { c });
-        }
-    }
-    for &(o, v6, next) in &w.ips {
-        if !v6 {
-            put16(f, o + 10, 0);
-            let c = !fold16(ones_sum(&f[o..next]));
-            put16(f, o + 10, c);
         }
     }
 }
@@ -850,7 +851,15 @@ impl<const N: usize> Harness<N> {
         let segs = resegment(&fin, *gso_size as usize, *gso);
         assert_eq!(segs.len(), ids.len(), "segment count");
         for (seg, id) in segs.iter().zip(ids) {
-            assert_eq!(seg, &self.original(*id), "re-segmented {id} differs");
+            let orig = self.original(*id);
+            if seg != &orig {
+                let at = seg.iter().zip(&orig).position(|(a, b)| a != b);
+                panic!(
+                    "re-segmented {id} differs: lengths {} vs {}, first difference at {at:?}",
+                    seg.len(),
+                    orig.len()
+                );
+            }
         }
     }
 }
