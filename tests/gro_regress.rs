@@ -186,7 +186,8 @@ fn udp_gro_for_tunnel_ports_only_with_tunnel_gro() {
 fn every_kind_can_be_switched_off_at_run_time() {
     let mut cfg = GroConfig::new();
     cfg.kinds = GroKinds::all();
-    let mk: Vec<(GroKinds, Box<dyn Fn(u32) -> Vec<u8>>)> = vec![
+    type Build = Box<dyn Fn(u32) -> Vec<u8>>;
+    let mk: Vec<(GroKinds, Build)> = vec![
         (
             GroKinds::TCP4,
             Box::new(|i| {
