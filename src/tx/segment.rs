@@ -1,0 +1,354 @@
+//! Software segmentation of a TCP or UDP super-packet (Linux `skb_segment`
+//! driven by `inet_gso_segment` / `ipv6_gso_segment`, `tcp_gso_segment`,
+//! `__udp_gso_segment`), into caller-provided buffers.
+//!
+//! Each segment gets a copy of the headers, fixed for that segment: IPv4 total
+//! length, ID (incrementing from the super-packet's, or fixed with
+//! `TCP_FIXEDID`) and header checksum; IPv6 payload length; TCP sequence, FIN
+//! and PSH only on the last segment, CWR only on the first; UDP length. The L4
+//! checksum is either the pseudo-header seed (`Partial`, for a device that
+//! offloads) or computed in the same pass as the payload copy
+//! ([`csum::partial_copy`]). Segmenting a GRO super-packet as `tcp_gro_complete`
+//! leaves it gives back the original segments byte for byte.
+
+use super::decide::{SegmentCsum, check_gso_shape, check_layers};
+use super::error::TxError;
+use super::gso::{GsoInfo, GsoType};
+use super::pseudo::{pseudo_sum, seed};
+use crate::csum::{self, Sum16, Wsum};
+use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::wire::{Layers, Net, Transport};
+
+/// Header field offsets, relative to the start of their header.
+mod field {
+    /// IPv4 total length.
+    pub const IPV4_TOTAL_LEN: usize = 2;
+    /// IPv4 identification.
+    pub const IPV4_ID: usize = 4;
+    /// IPv4 header checksum.
+    pub const IPV4_CSUM: usize = 10;
+    /// IPv6 payload length.
+    pub const IPV6_PAYLOAD_LEN: usize = 4;
+    /// IPv6 fixed header length.
+    pub const IPV6_HEADER_LEN: usize = 40;
+    /// TCP sequence number.
+    pub const TCP_SEQ: usize = 4;
+    /// TCP flags byte (CWR ECE URG ACK PSH RST SYN FIN).
+    pub const TCP_FLAGS: usize = 13;
+    /// TCP checksum.
+    pub const TCP_CSUM: usize = 16;
+    /// UDP length.
+    pub const UDP_LEN: usize = 4;
+    /// UDP checksum.
+    pub const UDP_CSUM: usize = 6;
+}
+
+const TCP_FIN: u8 = 0x01;
+const TCP_PSH: u8 = 0x08;
+const TCP_CWR: u8 = 0x80;
+
+/// The plan of one segmentation: how many segments, how long each is, and
+/// what checksum state each leaves with. Made by [`plan`], used by
+/// [`segment_one`] and [`segment`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Segments {
+    layers: Layers,
+    gso: GsoInfo,
+    csum: SegmentCsum,
+    count: usize,
+    csum_offset: usize,
+}
+
+impl Segments {
+    /// Number of segments.
+    pub const fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Bytes of headers copied into every segment (link + IP + L4 header).
+    pub const fn header_len(&self) -> usize {
+        self.layers.payload
+    }
+
+    /// Payload bytes of segment `index`, `None` beyond the last.
+    pub const fn payload_len_of(&self, index: usize) -> Option<usize> {
+        if index >= self.count {
+            return None;
+        }
+        let size = self.gso.gso_size as usize;
+        let total = self.layers.payload_len();
+        let before = index * size;
+        let rest = total - before;
+        Some(if rest < size { rest } else { size })
+    }
+
+    /// Length of segment `index`, `None` beyond the last.
+    pub const fn len_of(&self, index: usize) -> Option<usize> {
+        match self.payload_len_of(index) {
+            Some(p) => Some(self.layers.payload + p),
+            None => None,
+        }
+    }
+
+    /// Length of the longest segment (the first): size every buffer to this.
+    pub const fn max_len(&self) -> usize {
+        match self.len_of(0) {
+            Some(l) => l,
+            None => 0,
+        }
+    }
+
+    /// Each segment's checksum state: `Partial` at the transport header, or
+    /// `None` when computed.
+    pub const fn state(&self) -> CsumState {
+        match self.csum {
+            SegmentCsum::Partial => CsumState::Partial {
+                start: self.layers.l4,
+                offset: self.csum_offset,
+                kind: PartialKind::Inet,
+            },
+            SegmentCsum::Compute => CsumState::None,
+        }
+    }
+
+    /// Each segment's metadata, derived from the super-packet's: the
+    /// segment's state; `DATA_VALID` kept; `CSUM_BLANK` kept only while the
+    /// field is still a seed (`Partial`), so a blank packet never leaves blank.
+    pub fn meta_for_segment(&self, parent: &CsumMeta) -> CsumMeta {
+        let mut flags = parent.flags() & CsumFlags::DATA_VALID;
+        if self.csum == SegmentCsum::Partial && parent.is_blank() {
+            flags |= CsumFlags::CSUM_BLANK;
+        }
+        CsumMeta::new(self.state(), flags).unwrap_or(CsumMeta::from_state(self.state()))
+    }
+}
+
+/// Checks a segmentation request against the packet and plans it; writes nothing.
+///
+/// Refuses: layers that do not fit `frame`, IP fragments, a `gso_type` that
+/// does not match the packet, tunnel types (not implemented), `gso_size` 0 or
+/// larger than the payload, lengths that would not fit their header fields.
+pub fn plan(
+    frame: &[u8],
+    layers: &Layers,
+    gso: GsoInfo,
+    csum: SegmentCsum,
+) -> Result<Segments, TxError> {
+    check_layers(layers)?;
+    if layers.end > frame.len() {
+        return Err(TxError::LayersBeyondBuffer {
+            end: layers.end,
+            available: frame.len(),
+        });
+    }
+    if layers.fragment.is_fragment {
+        return Err(TxError::Fragment);
+    }
+    check_gso_shape(layers, gso)?;
+    let tunnel = GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM | GsoType::GRE | GsoType::GRE_CSUM;
+    if gso.gso_type.intersects(tunnel) {
+        return Err(TxError::TunnelSegmentationUnsupported {
+            gso_type: gso.gso_type,
+        });
+    }
+    let payload = layers.payload_len();
+    let size = gso.gso_size as usize;
+    if payload == 0 || size > payload {
+        return Err(TxError::GsoSizeBeyondPayload {
+            gso_size: size,
+            payload,
+        });
+    }
+    let (csum_offset, min_l4) = match layers.transport {
+        Transport::Tcp => (field::TCP_CSUM, 20),
+        Transport::Udp => (field::UDP_CSUM, 8),
+        _ => return Err(TxError::LayersOutOfOrder),
+    };
+    let l4_hdr = layers.payload - layers.l4;
+    if l4_hdr < min_l4 {
+        return Err(TxError::LayersOutOfOrder);
+    }
+    // The longest segment's lengths must fit their 16-bit fields.
+    let first_l4 = l4_hdr + size;
+    let ip_len = match layers.net {
+        Net::Ipv4 => layers.l4 - layers.l3 + first_l4,
+        Net::Ipv6 => (layers.l4 - layers.l3).saturating_sub(field::IPV6_HEADER_LEN) + first_l4,
+    };
+    if ip_len > u16::MAX as usize {
+        return Err(TxError::LengthFieldOverflow { length: ip_len });
+    }
+    let (min_l3, addr) = match layers.net {
+        Net::Ipv4 => (20, 4),
+        Net::Ipv6 => (field::IPV6_HEADER_LEN, 16),
+    };
+    let addrs_in_header =
+        layers.pseudo_src + addr <= layers.l4 && layers.pseudo_dst + addr <= layers.l4;
+    if layers.l4 - layers.l3 < min_l3 || !addrs_in_header {
+        return Err(TxError::LayersOutOfOrder);
+    }
+    Ok(Segments {
+        layers: *layers,
+        gso,
+        csum,
+        count: gso.segments(payload),
+        csum_offset,
+    })
+}
+
+/// Writes segment `index` of `plan` into `dst` and returns its length.
+///
+/// `frame` must be the packet `plan` was made for (it is bounds-checked again,
+/// never trusted). On error nothing is written.
+pub fn segment_one(
+    frame: &[u8],
+    plan: &Segments,
+    index: usize,
+    dst: &mut [u8],
+) -> Result<usize, TxError> {
+    let l = &plan.layers;
+    let (Some(seg_payload), Some(len)) = (plan.payload_len_of(index), plan.len_of(index)) else {
+        return Err(TxError::SegmentIndexOutOfRange {
+            index,
+            count: plan.count,
+        });
+    };
+    let beyond = TxError::LayersBeyondBuffer {
+        end: l.end,
+        available: frame.len(),
+    };
+    let hdr_len = l.payload;
+    let from = hdr_len + index * plan.gso.gso_size as usize;
+    let (Some(headers), Some(chunk)) = (frame.get(..hdr_len), frame.get(from..from + seg_payload))
+    else {
+        return Err(beyond);
+    };
+    let available = dst.len();
+    let Some(d) = dst.get_mut(..len) else {
+        return Err(TxError::BufferTooSmall {
+            index,
+            needed: len,
+            available,
+        });
+    };
+    let (dh, dp) = d.split_at_mut(hdr_len);
+    dh.copy_from_slice(headers);
+    let last = index + 1 == plan.count;
+    let l4_len = hdr_len - l.l4 + seg_payload;
+    fix_ip(dh, l, plan.gso.gso_type, index, l4_len);
+    let proto = l.ip_proto;
+    match l.transport {
+        Transport::Tcp => {
+            let seq = read32(dh, l.l4 + field::TCP_SEQ)
+                .wrapping_add((index as u32).wrapping_mul(plan.gso.gso_size as u32));
+            write(dh, l.l4 + field::TCP_SEQ, &seq.to_be_bytes());
+            let mut flags = dh.get(l.l4 + field::TCP_FLAGS).copied().unwrap_or(0);
+            if !last {
+                flags &= !(TCP_FIN | TCP_PSH);
+            }
+            if index > 0 {
+                flags &= !TCP_CWR;
+            }
+            write(dh, l.l4 + field::TCP_FLAGS, &[flags]);
+        }
+        _ => {
+            write(dh, l.l4 + field::UDP_LEN, &(l4_len as u16).to_be_bytes());
+        }
+    }
+    let at = l.l4 + plan.csum_offset;
+    // Addresses were checked to lie inside the header by `plan`.
+    let pseudo = pseudo_sum(dh, l, proto, l4_len).unwrap_or(Wsum::ZERO);
+    match plan.csum {
+        SegmentCsum::Partial => {
+            write(dh, at, &seed(pseudo).to_bytes());
+            dp.copy_from_slice(chunk);
+        }
+        SegmentCsum::Compute => {
+            write(dh, at, &[0, 0]);
+            // The L4 header length is even, so the payload starts at an even
+            // offset of the segment and its sum adds without a byte swap.
+            let head = csum::partial(dh.get(l.l4..).unwrap_or(&[]), pseudo);
+            let sum = csum::partial_copy(chunk, dp, head);
+            let mut c = csum::fold(sum);
+            if l.transport == Transport::Udp {
+                c = c.udp_mangle_zero();
+            }
+            write(dh, at, &c.to_bytes());
+        }
+    }
+    Ok(len)
+}
+
+/// Segments the super-packet into `out[0..count]` and returns the plan (each
+/// segment's length is [`Segments::len_of`]).
+///
+/// Every buffer is checked before the first byte is written: on error nothing
+/// is written.
+pub fn segment(
+    frame: &[u8],
+    layers: &Layers,
+    gso: GsoInfo,
+    csum: SegmentCsum,
+    out: &mut [&mut [u8]],
+) -> Result<Segments, TxError> {
+    let p = plan(frame, layers, gso, csum)?;
+    if out.len() < p.count {
+        return Err(TxError::TooFewBuffers {
+            needed: p.count,
+            given: out.len(),
+        });
+    }
+    for (index, buf) in out.iter().enumerate().take(p.count) {
+        let needed = p.len_of(index).unwrap_or(0);
+        if buf.len() < needed {
+            return Err(TxError::BufferTooSmall {
+                index,
+                needed,
+                available: buf.len(),
+            });
+        }
+    }
+    for (index, buf) in out.iter_mut().enumerate().take(p.count) {
+        segment_one(frame, &p, index, buf)?;
+    }
+    Ok(p)
+}
+
+fn fix_ip(dh: &mut [u8], l: &Layers, gso_type: GsoType, index: usize, l4_len: usize) {
+    match l.net {
+        Net::Ipv4 => {
+            let total = (l.l4 - l.l3 + l4_len) as u16;
+            write(dh, l.l3 + field::IPV4_TOTAL_LEN, &total.to_be_bytes());
+            if !gso_type.contains(GsoType::TCP_FIXEDID) {
+                let id = read16(dh, l.l3 + field::IPV4_ID).wrapping_add(index as u16);
+                write(dh, l.l3 + field::IPV4_ID, &id.to_be_bytes());
+            }
+            write(dh, l.l3 + field::IPV4_CSUM, &[0, 0]);
+            let c: Sum16 = csum::ipv4_header(dh.get(l.l3..l.l4).unwrap_or(&[]));
+            write(dh, l.l3 + field::IPV4_CSUM, &c.to_bytes());
+        }
+        Net::Ipv6 => {
+            let plen = (l.l4 - l.l3 - field::IPV6_HEADER_LEN + l4_len) as u16;
+            write(dh, l.l3 + field::IPV6_PAYLOAD_LEN, &plen.to_be_bytes());
+        }
+    }
+}
+
+fn write(buf: &mut [u8], at: usize, bytes: &[u8]) {
+    if let Some(d) = buf.get_mut(at..at + bytes.len()) {
+        d.copy_from_slice(bytes);
+    }
+}
+
+fn read16(buf: &[u8], at: usize) -> u16 {
+    match buf.get(at..at + 2) {
+        Some(&[a, b]) => u16::from_be_bytes([a, b]),
+        _ => 0,
+    }
+}
+
+fn read32(buf: &[u8], at: usize) -> u32 {
+    match buf.get(at..at + 4) {
+        Some(&[a, b, c, d]) => u32::from_be_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
