@@ -3,10 +3,10 @@
 //! scratch; blank packets never leave blank; each refusal has its reason.
 mod tx_support;
 
-use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use netoffload::csum::Wsum;
+use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use netoffload::tx::{
-    self, Device, DoneReason, FillFrom, FillReason, Features, GsoInfo, GsoType, OffloadReason,
+    self, Device, DoneReason, Features, FillFrom, FillReason, GsoInfo, GsoType, OffloadReason,
     SegmentCsum, SegmentReason, TxAction, TxError,
 };
 use netoffload::wire::{self, LinkType};
@@ -153,7 +153,7 @@ enum Mode {
 }
 
 /// Executes an action: a naive device for offloads, the crate for fills.
-fn execute(f: &mut Vec<u8>, layers: &wire::Layers, meta: CsumMeta, a: &TxAction) -> CsumMeta {
+fn execute(f: &mut [u8], layers: &wire::Layers, meta: CsumMeta, a: &TxAction) -> CsumMeta {
     match *a {
         TxAction::Offload { start, offset, .. } => {
             device_fill(f, start, offset, layers.end);
@@ -265,12 +265,20 @@ fn legacy_csum_features_are_narrow() {
     let a = tx::decide(&partial_meta(&l, 16), &l, None, &ipdev).unwrap();
     assert_eq!(fill_reason(a), FillReason::NoChecksumFeature);
     let a = tx::decide(&partial_meta(&l, 16), &l, None, &v6dev).unwrap();
-    assert!(matches!(a, TxAction::Offload { reason: OffloadReason::Ipv6Csum, .. }));
+    assert!(matches!(
+        a,
+        TxAction::Offload {
+            reason: OffloadReason::Ipv6Csum,
+            ..
+        }
+    ));
 }
 
 #[test]
 fn bridge_2005_forces_software_checksums() {
-    let nic = (Features::HW_CSUM | Features::SG | Features::TSO).fix().features;
+    let nic = (Features::HW_CSUM | Features::SG | Features::TSO)
+        .fix()
+        .features;
     let through_bridge = Device::new(Features::stacked(Features::empty(), nic));
     let (mut f, l4, off, _) = build(Kind::Tcp4, &[9; 100]);
     make_partial(&mut f, Kind::Tcp4, l4, off, false);
@@ -278,7 +286,13 @@ fn bridge_2005_forces_software_checksums() {
     let a = tx::decide(&partial_meta(&l, 16), &l, None, &through_bridge).unwrap();
     assert_eq!(fill_reason(a), FillReason::NoChecksumFeature);
     let direct = tx::decide(&partial_meta(&l, 16), &l, None, &Device::new(nic)).unwrap();
-    assert!(matches!(direct, TxAction::Offload { reason: OffloadReason::HwCsum, .. }));
+    assert!(matches!(
+        direct,
+        TxAction::Offload {
+            reason: OffloadReason::HwCsum,
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -287,10 +301,20 @@ fn nothing_pending_and_blank_setup() {
     let l = wire::parse(&f, LinkType::Ethernet).unwrap();
     let dev = Device::new(Features::HW_CSUM);
     let a = tx::decide(&CsumMeta::NONE, &l, None, &dev).unwrap();
-    assert_eq!(a, TxAction::AlreadyComplete { reason: DoneReason::NothingPending });
+    assert_eq!(
+        a,
+        TxAction::AlreadyComplete {
+            reason: DoneReason::NothingPending
+        }
+    );
     let c = CsumMeta::from_state(CsumState::Complete { csum: Wsum::ZERO });
     let a = tx::decide(&c, &l, None, &dev).unwrap();
-    assert_eq!(a, TxAction::AlreadyComplete { reason: DoneReason::CompleteIsNone });
+    assert_eq!(
+        a,
+        TxAction::AlreadyComplete {
+            reason: DoneReason::CompleteIsNone
+        }
+    );
     let blank = CsumMeta::new(CsumState::None, CsumFlags::CSUM_BLANK).unwrap();
     let a = tx::decide(&blank, &l, None, &dev).unwrap();
     match a {
@@ -308,10 +332,18 @@ fn refusals_are_typed_and_fill_writes_nothing_on_error() {
     let (mut f, _, _, _) = build(Kind::Tcp4, &[1; 10]);
     let l = wire::parse(&f, LinkType::Ethernet).unwrap();
     let dev = Device::new(Features::HW_CSUM);
-    let bad = CsumMeta::from_state(CsumState::Partial { start: l.l4, offset: 40, kind: PartialKind::Inet });
+    let bad = CsumMeta::from_state(CsumState::Partial {
+        start: l.l4,
+        offset: 40,
+        kind: PartialKind::Inet,
+    });
     assert_eq!(
         tx::decide(&bad, &l, None, &dev),
-        Err(TxError::PartialOutOfRange { start: l.l4, offset: 40, end: l.end })
+        Err(TxError::PartialOutOfRange {
+            start: l.l4,
+            offset: 40,
+            end: l.end
+        })
     );
     // A fill pointing outside the packet: refused, metadata handed back, bytes unchanged.
     let before = f.clone();
@@ -326,7 +358,14 @@ fn refusals_are_typed_and_fill_writes_nothing_on_error() {
     assert_eq!(r.meta, bad);
     assert!(matches!(r.error, TxError::PartialOutOfRange { .. }));
     assert_eq!(f, before);
-    let r = tx::fill(&mut f, &l, CsumMeta::NONE, &TxAction::AlreadyComplete { reason: DoneReason::NothingPending });
+    let r = tx::fill(
+        &mut f,
+        &l,
+        CsumMeta::NONE,
+        &TxAction::AlreadyComplete {
+            reason: DoneReason::NothingPending,
+        },
+    );
     assert_eq!(r.unwrap_err().error, TxError::NotAFill);
     // A blank packet whose transport has no checksum field.
     let mut g = f.clone();
@@ -344,7 +383,18 @@ fn refusals_are_typed_and_fill_writes_nothing_on_error() {
 
 #[test]
 fn gso_decisions() {
-    let seg = Seg { v6: false, id: 1, df: true, seq: 1, ack: 1, psh: false, fin: false, cwr: false, ts: false, payload: vec![7; 4000] };
+    let seg = Seg {
+        v6: false,
+        id: 1,
+        df: true,
+        seq: 1,
+        ack: 1,
+        psh: false,
+        fin: false,
+        cwr: false,
+        ts: false,
+        payload: vec![7; 4000],
+    };
     let mut f = tcp_segment(&seg);
     let l = wire::parse(&f, LinkType::Ethernet).unwrap();
     make_partial(&mut f, Kind::Tcp4, l.l4, 16, false);
@@ -353,7 +403,14 @@ fn gso_decisions() {
     let tso = Features::HW_CSUM | Features::SG | Features::TSO;
 
     let a = tx::decide(&m, &l, gso, &Device::new(tso)).unwrap();
-    assert_eq!(a, TxAction::Offload { start: l.l4, offset: 16, reason: OffloadReason::HardwareSegmentation });
+    assert_eq!(
+        a,
+        TxAction::Offload {
+            start: l.l4,
+            offset: 16,
+            reason: OffloadReason::HardwareSegmentation
+        }
+    );
 
     let a = tx::decide(&m, &l, gso, &Device::new(Features::HW_CSUM | Features::SG)).unwrap();
     assert!(matches!(a, TxAction::Segment {
@@ -362,29 +419,65 @@ fn gso_decisions() {
     } if missing == Features::TSO));
 
     let a = tx::decide(&m, &l, gso, &Device::new(Features::empty())).unwrap();
-    assert!(matches!(a, TxAction::Segment { csum: SegmentCsum::Compute, reason: SegmentReason::ChecksumNotOffloadable, .. }));
+    assert!(matches!(
+        a,
+        TxAction::Segment {
+            csum: SegmentCsum::Compute,
+            reason: SegmentReason::ChecksumNotOffloadable,
+            ..
+        }
+    ));
 
     let mut limited = Device::new(tso);
     limited.gso.max_segs = 2;
     let a = tx::decide(&m, &l, gso, &limited).unwrap();
-    assert!(matches!(a, TxAction::Segment { reason: SegmentReason::TooManySegments { segs: 3, max: 2 }, .. }));
+    assert!(matches!(
+        a,
+        TxAction::Segment {
+            reason: SegmentReason::TooManySegments { segs: 3, max: 2 },
+            ..
+        }
+    ));
 
     let a = tx::decide(&CsumMeta::NONE, &l, gso, &Device::new(tso)).unwrap();
-    assert!(matches!(a, TxAction::Segment { reason: SegmentReason::StateNotPartial, .. }));
+    assert!(matches!(
+        a,
+        TxAction::Segment {
+            reason: SegmentReason::StateNotPartial,
+            ..
+        }
+    ));
 
     let fixed = Some(GsoInfo::new(1448, GsoType::TCPV4 | GsoType::TCP_FIXEDID));
     let a = tx::decide(&m, &l, fixed, &Device::new(tso)).unwrap();
-    assert!(matches!(a, TxAction::Segment { reason: SegmentReason::MissingFeatures { missing }, .. } if missing == Features::TSO_MANGLEID));
+    assert!(
+        matches!(a, TxAction::Segment { reason: SegmentReason::MissingFeatures { missing }, .. } if missing == Features::TSO_MANGLEID)
+    );
 
-    assert_eq!(tx::decide(&m, &l, Some(GsoInfo::new(0, GsoType::TCPV4)), &Device::new(tso)), Err(TxError::GsoSizeZero));
+    assert_eq!(
+        tx::decide(
+            &m,
+            &l,
+            Some(GsoInfo::new(0, GsoType::TCPV4)),
+            &Device::new(tso)
+        ),
+        Err(TxError::GsoSizeZero)
+    );
     assert!(matches!(
-        tx::decide(&m, &l, Some(GsoInfo::new(1448, GsoType::TCPV6)), &Device::new(tso)),
+        tx::decide(
+            &m,
+            &l,
+            Some(GsoInfo::new(1448, GsoType::TCPV6)),
+            &Device::new(tso)
+        ),
         Err(TxError::GsoTypeMismatch { .. })
     ));
 
     // The Segment action, carried out, gives verifying segments.
     let a = tx::decide(&m, &l, gso, &Device::new(Features::empty())).unwrap();
-    let TxAction::Segment { gso, csum, .. } = a else { panic!() };
+    let TxAction::Segment { gso, csum, .. } = a else {
+        panic!()
+    };
     let mut store = vec![vec![0u8; 1600]; 3];
     let mut refs: Vec<&mut [u8]> = store.iter_mut().map(|v| v.as_mut_slice()).collect();
     let p = tx::segment(&f, &l, gso, csum, &mut refs).unwrap();

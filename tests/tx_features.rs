@@ -24,7 +24,10 @@ fn hw_csum_over_ip_csum_gives_ip_csum() {
     assert_eq!(upper.intersect(lower), Features::IP_CSUM | Features::SG);
     assert_eq!(lower.intersect(upper), Features::IP_CSUM | Features::SG);
     // Both HW_CSUM: stays HW_CSUM (no IP_CSUM added).
-    assert_eq!(Features::HW_CSUM.intersect(Features::HW_CSUM), Features::HW_CSUM);
+    assert_eq!(
+        Features::HW_CSUM.intersect(Features::HW_CSUM),
+        Features::HW_CSUM
+    );
     // Plain intersection otherwise.
     assert_eq!(
         (Features::IP_CSUM | Features::TSO).intersect(Features::IPV6_CSUM | Features::TSO),
@@ -42,7 +45,10 @@ fn fix_drops_what_cannot_stand() {
     assert_eq!(f.features, Features::IP_CSUM);
     // TSO without IPv4 checksum; TSO6 kept with IPV6_CSUM.
     let f = (Features::IPV6_CSUM | Features::SG | Features::TSO | Features::TSO6).fix();
-    assert_eq!(f.features, Features::IPV6_CSUM | Features::SG | Features::TSO6);
+    assert_eq!(
+        f.features,
+        Features::IPV6_CSUM | Features::SG | Features::TSO6
+    );
     assert_eq!(f.dropped, Features::TSO);
     // TSO_ECN alone.
     let f = (Features::HW_CSUM | Features::SG | Features::TSO_ECN).fix();
@@ -58,13 +64,19 @@ fn bridge_advertising_nothing_exposes_nothing() {
     let stacked = Features::stacked(Features::empty(), nic);
     assert_eq!(stacked, Features::empty());
     assert!(!can(stacked, Net::Ipv4) && !can(stacked, Net::Ipv6));
-    assert_eq!(Features::bridge(Features::empty(), &[nic, nic]), Features::empty());
+    assert_eq!(
+        Features::bridge(Features::empty(), &[nic, nic]),
+        Features::empty()
+    );
 }
 
 #[test]
 fn bridge_gets_one_for_all_features_from_one_port() {
     let mask = Features::HW_CSUM | Features::SG | Features::TSO | Features::TSO6 | Features::RXCSUM;
-    let ports = [Features::IP_CSUM, Features::HW_CSUM | Features::SG | Features::TSO];
+    let ports = [
+        Features::IP_CSUM,
+        Features::HW_CSUM | Features::SG | Features::TSO,
+    ];
     let b = Features::bridge(mask, &ports);
     // SG and TSO come from the one port that has them; HW_CSUM from the mask.
     assert!(b.contains(Features::HW_CSUM | Features::SG | Features::TSO));

@@ -65,7 +65,11 @@ fn train(
     }
 }
 
-fn run(sup: &[u8], gso: GsoInfo, csum: SegmentCsum) -> Result<(tx::Segments, Vec<Vec<u8>>), TxError> {
+fn run(
+    sup: &[u8],
+    gso: GsoInfo,
+    csum: SegmentCsum,
+) -> Result<(tx::Segments, Vec<Vec<u8>>), TxError> {
     let layers = wire::parse(sup, LinkType::Ethernet).unwrap();
     let count = gso.segments(layers.payload_len()).max(1);
     let mut store = vec![vec![0u8; 1600 + 200]; count];
@@ -236,9 +240,19 @@ fn bad_input_is_refused_and_nothing_written() {
         let mut refs: Vec<&mut [u8]> = store.iter_mut().map(|v| v.as_mut_slice()).collect();
         let got = tx::segment(frame, layers, gso, SegmentCsum::Compute, &mut refs);
         assert_eq!(got.err(), Some(want));
-        assert!(store.iter().all(|b| b.iter().all(|&x| x == 0xAA)), "written on error");
+        assert!(
+            store.iter().all(|b| b.iter().all(|&x| x == 0xAA)),
+            "written on error"
+        );
     };
-    check(&sup, &layers, GsoInfo::new(0, v4), 4, 2000, TxError::GsoSizeZero);
+    check(
+        &sup,
+        &layers,
+        GsoInfo::new(0, v4),
+        4,
+        2000,
+        TxError::GsoSizeZero,
+    );
     check(
         &sup,
         &layers,
@@ -312,18 +326,37 @@ fn bad_input_is_refused_and_nothing_written() {
     );
     let mut frag = layers;
     frag.fragment.is_fragment = true;
-    check(&sup, &frag, GsoInfo::new(1000, v4), 3, 2000, TxError::Fragment);
+    check(
+        &sup,
+        &frag,
+        GsoInfo::new(1000, v4),
+        3,
+        2000,
+        TxError::Fragment,
+    );
     let mut disordered = layers;
     disordered.l4 = disordered.payload + 1;
-    check(&sup, &disordered, GsoInfo::new(1000, v4), 3, 2000, TxError::LayersOutOfOrder);
+    check(
+        &sup,
+        &disordered,
+        GsoInfo::new(1000, v4),
+        3,
+        2000,
+        TxError::LayersOutOfOrder,
+    );
 }
 
 #[test]
 fn segment_one_bounds() {
     let sup = udp_packet(false, 1, &bytes(5, 1000));
     let layers = wire::parse(&sup, LinkType::Ethernet).unwrap();
-    let p = tx::plan(&sup, &layers, GsoInfo::new(400, GsoType::UDP_L4), SegmentCsum::Partial)
-        .unwrap();
+    let p = tx::plan(
+        &sup,
+        &layers,
+        GsoInfo::new(400, GsoType::UDP_L4),
+        SegmentCsum::Partial,
+    )
+    .unwrap();
     assert_eq!(p.count(), 3);
     assert_eq!(p.len_of(2), Some(layers.payload + 200));
     assert_eq!(p.len_of(3), None);
@@ -337,5 +370,8 @@ fn segment_one_bounds() {
         tx::segment_one(&sup[..100], &p, 2, &mut buf),
         Err(TxError::LayersBeyondBuffer { .. })
     ));
-    assert_eq!(tx::segment_one(&sup, &p, 2, &mut buf), Ok(layers.payload + 200));
+    assert_eq!(
+        tx::segment_one(&sup, &p, 2, &mut buf),
+        Ok(layers.payload + 200)
+    );
 }

@@ -155,7 +155,8 @@ pub fn tcp_segment(s: &Seg) -> Vec<u8> {
     tcp.fin = s.fin;
     tcp.cwr = s.cwr;
     if s.ts {
-        tcp.set_options_raw(&[1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2]).unwrap();
+        tcp.set_options_raw(&[1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2])
+            .unwrap();
     }
     let mut out = eth(s.v6);
     let l4_len = tcp.header_len() + s.payload.len();
@@ -274,9 +275,15 @@ pub fn gro_super(segs: &[Vec<u8>]) -> Vec<u8> {
         out[o.l3 + 10..o.l3 + 12].copy_from_slice(&c.to_be_bytes());
     }
     let (src, dst) = if v6 {
-        (out[o.l3 + 8..o.l3 + 24].to_vec(), out[o.l3 + 24..o.l3 + 40].to_vec())
+        (
+            out[o.l3 + 8..o.l3 + 24].to_vec(),
+            out[o.l3 + 24..o.l3 + 40].to_vec(),
+        )
     } else {
-        (out[o.l3 + 12..o.l3 + 16].to_vec(), out[o.l3 + 16..o.l3 + 20].to_vec())
+        (
+            out[o.l3 + 12..o.l3 + 16].to_vec(),
+            out[o.l3 + 16..o.l3 + 20].to_vec(),
+        )
     };
     // Seed: the folded pseudo-header sum, not complemented.
     let seed = naive_fold(&[], naive_pseudo(&src, &dst, 6, l4_len));
