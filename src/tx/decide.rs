@@ -318,20 +318,21 @@ fn decide_partial(
     }
 }
 
-const IPV6_HEADER_LEN: usize = 40;
+use crate::wire::ipv6::HEADER_LEN as IPV6_HEADER_LEN;
+use crate::wire::{tcp, udp};
 
 fn plain_tcp_udp(layers: &Layers, start: usize, offset: usize) -> bool {
     start == layers.l4
         && matches!(
             (layers.transport, offset),
-            (Transport::Tcp, 16) | (Transport::Udp, 6)
+            (Transport::Tcp, tcp::CHECKSUM_OFFSET) | (Transport::Udp, udp::CHECKSUM_OFFSET)
         )
 }
 
 /// Start and offset of the transport's own checksum, for a blank packet.
 fn scratch_fill(layers: &Layers) -> Result<Fill, TxError> {
     let (offset, kind) = match layers.transport {
-        Transport::Sctp => (8, PartialKind::Crc32c),
+        Transport::Sctp => (crate::wire::sctp::CHECKSUM_OFFSET, PartialKind::Crc32c),
         t => match t.csum_offset() {
             Some(o) => (o, PartialKind::Inet),
             None => {

@@ -19,30 +19,25 @@ use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::{Layers, Net, Transport};
 
-/// Header field offsets, relative to the start of their header.
+/// Header field offsets (named once, in `wire`), relative to their header.
 mod field {
-    /// IPv4 total length.
-    pub const IPV4_TOTAL_LEN: usize = 2;
-    /// IPv4 identification.
-    pub const IPV4_ID: usize = 4;
-    /// IPv4 header checksum.
-    pub const IPV4_CSUM: usize = 10;
-    /// IPv6 payload length.
-    pub const IPV6_PAYLOAD_LEN: usize = 4;
-    /// IPv6 fixed header length.
-    pub const IPV6_HEADER_LEN: usize = 40;
-    /// TCP sequence number.
-    pub const TCP_SEQ: usize = 4;
-    /// TCP flags byte (CWR ECE URG ACK PSH RST SYN FIN).
-    pub const TCP_FLAGS: usize = 13;
-    /// TCP checksum.
-    pub const TCP_CSUM: usize = 16;
-    /// UDP length.
-    pub const UDP_LEN: usize = 4;
-    /// UDP checksum.
-    pub const UDP_CSUM: usize = 6;
+    pub use crate::wire::ipv4::{
+        CHECKSUM_OFFSET as IPV4_CSUM, ID_OFFSET as IPV4_ID, MIN_HEADER_LEN as IPV4_MIN_LEN,
+        TOTAL_LEN_OFFSET as IPV4_TOTAL_LEN,
+    };
+    pub use crate::wire::ipv6::{
+        HEADER_LEN as IPV6_HEADER_LEN, PAYLOAD_LEN_OFFSET as IPV6_PAYLOAD_LEN,
+    };
+    pub use crate::wire::tcp::{
+        CHECKSUM_OFFSET as TCP_CSUM, FLAGS_OFFSET as TCP_FLAGS, MIN_HEADER_LEN as TCP_MIN_LEN,
+        SEQ_OFFSET as TCP_SEQ,
+    };
+    pub use crate::wire::udp::{
+        CHECKSUM_OFFSET as UDP_CSUM, HEADER_LEN as UDP_LEN_MIN, LENGTH_OFFSET as UDP_LEN,
+    };
 }
 
+// The low byte of the TCP flags word (offset 13): FIN, PSH, CWR.
 const TCP_FIN: u8 = 0x01;
 const TCP_PSH: u8 = 0x08;
 const TCP_CWR: u8 = 0x80;
@@ -160,8 +155,8 @@ pub fn plan(
         });
     }
     let (csum_offset, min_l4) = match layers.transport {
-        Transport::Tcp => (field::TCP_CSUM, 20),
-        Transport::Udp => (field::UDP_CSUM, 8),
+        Transport::Tcp => (field::TCP_CSUM, field::TCP_MIN_LEN),
+        Transport::Udp => (field::UDP_CSUM, field::UDP_LEN_MIN),
         _ => return Err(TxError::LayersOutOfOrder),
     };
     let l4_hdr = layers.payload - layers.l4;
@@ -178,7 +173,7 @@ pub fn plan(
         return Err(TxError::LengthFieldOverflow { length: ip_len });
     }
     let (min_l3, addr) = match layers.net {
-        Net::Ipv4 => (20, 4),
+        Net::Ipv4 => (field::IPV4_MIN_LEN, 4),
         Net::Ipv6 => (field::IPV6_HEADER_LEN, 16),
     };
     let addrs_in_header =
