@@ -402,7 +402,15 @@ fn decide_gso(
         });
     }
     // Per-segment checksum: what the device could do with one plain segment.
-    let seg_csum = if plain_offloadable(layers, features) {
+    // Inside a tunnel the inner checksum is not at the outer transport header:
+    // only HW_CSUM can finish it.
+    let tunnel = GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM | GsoType::GRE | GsoType::GRE_CSUM;
+    let offloadable = if gso.gso_type.intersects(tunnel) {
+        features.contains(Features::HW_CSUM)
+    } else {
+        plain_offloadable(layers, features)
+    };
+    let seg_csum = if offloadable {
         SegmentCsum::Partial
     } else {
         SegmentCsum::Compute

@@ -56,10 +56,18 @@ pub enum TxError {
         /// The transport found.
         transport: Transport,
     },
-    /// Software segmentation of tunnelled super-packets is not implemented.
-    TunnelSegmentationUnsupported {
+    /// A tunnel type without the inner layers, or inner layers without a
+    /// tunnel type: use [`plan_tunnel`](super::plan_tunnel) with both.
+    TunnelLayersMissing {
         /// The type asked.
         gso_type: GsoType,
+    },
+    /// The tunnel headers do not match the request: the outer transport is not
+    /// the tunnel's, the GRE C bit and `GRE_CSUM` disagree, or the inner
+    /// packet does not end where the outer one does.
+    TunnelMismatch {
+        /// What disagrees.
+        field: TunnelField,
     },
     /// An IP fragment cannot be segmented.
     Fragment,
@@ -128,11 +136,14 @@ impl fmt::Display for TxError {
                 f,
                 "gso type {gso_type:?} does not fit {net:?}/{transport:?}"
             ),
-            TxError::TunnelSegmentationUnsupported { gso_type } => {
+            TxError::TunnelLayersMissing { gso_type } => {
                 write!(
                     f,
-                    "software segmentation of {gso_type:?} is not implemented"
+                    "gso type {gso_type:?} needs outer and inner layers together"
                 )
+            }
+            TxError::TunnelMismatch { field } => {
+                write!(f, "tunnel does not match its gso type: {field:?}")
             }
             TxError::Fragment => write!(f, "an IP fragment cannot be segmented"),
             TxError::LengthFieldOverflow { length } => {
@@ -159,6 +170,20 @@ impl fmt::Display for TxError {
 
 #[cfg(feature = "std")]
 impl std::error::Error for TxError {}
+
+/// The tunnel fact that disagrees with a segmentation request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TunnelField {
+    /// The outer transport is not UDP (UDP tunnel types) or GRE (GRE types).
+    OuterTransport,
+    /// The GRE C bit is set without `GRE_CSUM`, or `GRE_CSUM` without the C bit.
+    GreChecksumBit,
+    /// Both UDP and GRE tunnel types, or neither inner TCP nor UDP type.
+    Type,
+    /// The inner packet does not start after the outer transport header or
+    /// does not end where the outer packet ends.
+    InnerBounds,
+}
 
 /// A refused transition that hands the metadata back unchanged (it is taken by move).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

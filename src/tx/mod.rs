@@ -27,7 +27,7 @@ pub use decide::{
     CrcReason, Device, DoneReason, Fill, FillFrom, FillReason, OffloadReason, SegmentCsum,
     SegmentReason, TxAction, decide,
 };
-pub use error::{TxError, TxRefusal};
+pub use error::{TunnelField, TxError, TxRefusal};
 pub use features::{Features, FixedFeatures};
 pub use fill::fill;
 pub use gso::{GsoInfo, GsoLimits, GsoType};
@@ -35,4 +35,4 @@ pub use planner::{
     BatchEnd, BatchReport, Completion, PlanError, Prepared, QueueState, RingConfig, RingStats,
     TxContext, TxRing, WakeOutcome,
 };
-pub use segment::{Segments, plan, segment, segment_one};
+pub use segment::{Segments, plan, plan_tunnel, segment, segment_one, segment_tunnel};

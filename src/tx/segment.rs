@@ -10,8 +10,18 @@
 //! offloads) or computed in the same pass as the payload copy
 //! ([`csum::partial_copy`]). Segmenting a GRO super-packet as `tcp_gro_complete`
 //! leaves it gives back the original segments byte for byte.
+//!
+//! Tunnelled super-packets (VXLAN, GENEVE and other UDP tunnels, GRE;
+//! `skb_udp_tunnel_segment`, `gre_gso_segment`) go through [`plan_tunnel`]:
+//! the outer IP header is fixed like the inner one (its IPv4 ID always
+//! increments), the outer UDP length is set, and the outer UDP checksum
+//! (`UDP_TUNNEL_CSUM`) or GRE checksum (`GRE_CSUM`) is computed from the
+//! headers alone, local-checksum-offload style (`lco_csum`): a finished inner
+//! segment sums to the complement of its pseudo-header, so the payload is
+//! never summed twice.
 
 use super::decide::{SegmentCsum, check_gso_shape, check_layers};
+use super::error::TunnelField;
 use super::error::TxError;
 use super::gso::{GsoInfo, GsoType};
 use super::pseudo::{pseudo_sum, seed};
@@ -21,6 +31,7 @@ use crate::wire::{Layers, Net, Transport};
 
 /// Header field offsets (named once, in `wire`), relative to their header.
 mod field {
+    pub use crate::wire::gre::{CHECKSUM_OFFSET as GRE_CSUM, FLAG_CHECKSUM as GRE_FLAG_CSUM};
     pub use crate::wire::ipv4::{
         CHECKSUM_OFFSET as IPV4_CSUM, ID_OFFSET as IPV4_ID, MIN_HEADER_LEN as IPV4_MIN_LEN,
         TOTAL_LEN_OFFSET as IPV4_TOTAL_LEN,
@@ -42,12 +53,38 @@ const TCP_FIN: u8 = 0x01;
 const TCP_PSH: u8 = 0x08;
 const TCP_CWR: u8 = 0x80;
 
+/// The outer headers of a tunnelled super-packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Outer {
+    layers: Layers,
+    csum: OuterCsum,
+}
+
+/// What the outer transport carries per segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum OuterCsum {
+    /// UDP tunnel, checksum 0 (`UDP_TUNNEL`).
+    UdpZero,
+    /// UDP tunnel with a checksum (`UDP_TUNNEL_CSUM`).
+    Udp,
+    /// GRE without the C bit (`GRE`).
+    GreNone,
+    /// GRE with its checksum (`GRE_CSUM`).
+    Gre,
+}
+
+const TUNNEL: GsoType = GsoType::UDP_TUNNEL
+    .union(GsoType::UDP_TUNNEL_CSUM)
+    .union(GsoType::GRE)
+    .union(GsoType::GRE_CSUM);
+
 /// The plan of one segmentation: how many segments, how long each is, and
 /// what checksum state each leaves with. Made by [`plan`], used by
 /// [`segment_one`] and [`segment`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Segments {
     layers: Layers,
+    outer: Option<Outer>,
     gso: GsoInfo,
     csum: SegmentCsum,
     count: usize,
@@ -121,8 +158,9 @@ impl Segments {
 /// Checks a segmentation request against the packet and plans it; writes nothing.
 ///
 /// Refuses: layers that do not fit `frame`, IP fragments, a `gso_type` that
-/// does not match the packet, tunnel types (not implemented), `gso_size` 0 or
-/// larger than the payload, lengths that would not fit their header fields.
+/// does not match the packet, tunnel types (they need [`plan_tunnel`]),
+/// `gso_size` 0 or larger than the payload, lengths that would not fit their
+/// header fields.
 pub fn plan(
     frame: &[u8],
     layers: &Layers,
@@ -130,6 +168,116 @@ pub fn plan(
     csum: SegmentCsum,
 ) -> Result<Segments, TxError> {
     check_layers(layers)?;
+    check_gso_shape(layers, gso)?;
+    if gso.gso_type.intersects(TUNNEL) {
+        return Err(TxError::TunnelLayersMissing {
+            gso_type: gso.gso_type,
+        });
+    }
+    plan_inner(frame, layers, None, gso, csum)
+}
+
+/// Plans the segmentation of a tunnelled super-packet: `outer` are the
+/// layers [`wire::parse`](crate::wire::parse) found (outer IP, then UDP or
+/// GRE), `inner` those of the encapsulated packet, parsed at its IP header
+/// (offsets from the start of the same frame). Writes nothing.
+///
+/// Besides [`plan`]'s refusals: a type without a tunnel bit, or UDP and GRE
+/// bits together; an outer transport that is not the tunnel's; a GRE C bit
+/// that disagrees with `GRE_CSUM`; an inner packet that does not lie after
+/// the outer transport header and end where the outer packet ends.
+pub fn plan_tunnel(
+    frame: &[u8],
+    outer: &Layers,
+    inner: &Layers,
+    gso: GsoInfo,
+    csum: SegmentCsum,
+) -> Result<Segments, TxError> {
+    check_layers(outer)?;
+    check_layers(inner)?;
+    let t = gso.gso_type;
+    let udp = t.intersects(GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM);
+    let gre = t.intersects(GsoType::GRE | GsoType::GRE_CSUM);
+    let mismatch = |field| Err(TxError::TunnelMismatch { field });
+    if udp == gre {
+        return if udp {
+            mismatch(TunnelField::Type)
+        } else {
+            Err(TxError::TunnelLayersMissing { gso_type: t })
+        };
+    }
+    if outer.end > frame.len() {
+        return Err(TxError::LayersBeyondBuffer {
+            end: outer.end,
+            available: frame.len(),
+        });
+    }
+    if outer.fragment.is_fragment {
+        return Err(TxError::Fragment);
+    }
+    let want = if udp { Transport::Udp } else { Transport::Gre };
+    if outer.transport != want {
+        return mismatch(TunnelField::OuterTransport);
+    }
+    if inner.l3 < outer.payload || inner.end != outer.end || outer.payload < outer.l4 + 4 {
+        return mismatch(TunnelField::InnerBounds);
+    }
+    let oc = if udp {
+        if t.contains(GsoType::UDP_TUNNEL_CSUM) {
+            OuterCsum::Udp
+        } else {
+            OuterCsum::UdpZero
+        }
+    } else {
+        let flags = read16(frame, outer.l4);
+        let c_bit = flags & field::GRE_FLAG_CSUM != 0;
+        match (c_bit, t.contains(GsoType::GRE_CSUM)) {
+            (true, true) => OuterCsum::Gre,
+            (false, false) => OuterCsum::GreNone,
+            _ => return mismatch(TunnelField::GreChecksumBit),
+        }
+    };
+    // The inner request is the type without its tunnel bits.
+    let inner_gso = GsoInfo::new(gso.gso_size, t.difference(TUNNEL));
+    check_gso_shape(inner, inner_gso).map_err(|e| match e {
+        TxError::GsoTypeMismatch { .. } => TxError::GsoTypeMismatch {
+            gso_type: t,
+            net: inner.net,
+            transport: inner.transport,
+        },
+        other => other,
+    })?;
+    let out = Outer {
+        layers: *outer,
+        csum: oc,
+    };
+    let mut p = plan_inner(frame, inner, Some(out), inner_gso, csum)?;
+    p.gso = gso;
+    // The outer IP length of the longest segment must fit too.
+    let outer_len = ip_len(outer, p.max_len() - outer.l4);
+    if outer_len > u16::MAX as usize {
+        return Err(TxError::LengthFieldOverflow { length: outer_len });
+    }
+    Ok(p)
+}
+
+/// Length the IP header's length field holds for `l4_len` bytes after it
+/// (IPv4 total length, IPv6 payload length with extension headers).
+const fn ip_len(l: &Layers, l4_len: usize) -> usize {
+    let ext = l.l4 - l.l3;
+    match l.net {
+        Net::Ipv4 => ext + l4_len,
+        Net::Ipv6 => ext.saturating_sub(field::IPV6_HEADER_LEN) + l4_len,
+    }
+}
+
+fn plan_inner(
+    frame: &[u8],
+    layers: &Layers,
+    outer: Option<Outer>,
+    gso: GsoInfo,
+    csum: SegmentCsum,
+) -> Result<Segments, TxError> {
     if layers.end > frame.len() {
         return Err(TxError::LayersBeyondBuffer {
             end: layers.end,
@@ -138,13 +286,6 @@ pub fn plan(
     }
     if layers.fragment.is_fragment {
         return Err(TxError::Fragment);
-    }
-    check_gso_shape(layers, gso)?;
-    let tunnel = GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM | GsoType::GRE | GsoType::GRE_CSUM;
-    if gso.gso_type.intersects(tunnel) {
-        return Err(TxError::TunnelSegmentationUnsupported {
-            gso_type: gso.gso_type,
-        });
     }
     let payload = layers.payload_len();
     let size = gso.gso_size as usize;
@@ -164,13 +305,9 @@ pub fn plan(
         return Err(TxError::LayersOutOfOrder);
     }
     // The longest segment's lengths must fit their 16-bit fields.
-    let first_l4 = l4_hdr + size;
-    let ip_len = match layers.net {
-        Net::Ipv4 => layers.l4 - layers.l3 + first_l4,
-        Net::Ipv6 => (layers.l4 - layers.l3).saturating_sub(field::IPV6_HEADER_LEN) + first_l4,
-    };
-    if ip_len > u16::MAX as usize {
-        return Err(TxError::LengthFieldOverflow { length: ip_len });
+    let longest = ip_len(layers, l4_hdr + size);
+    if longest > u16::MAX as usize {
+        return Err(TxError::LengthFieldOverflow { length: longest });
     }
     let (min_l3, addr) = match layers.net {
         Net::Ipv4 => (field::IPV4_MIN_LEN, 4),
@@ -183,6 +320,7 @@ pub fn plan(
     }
     Ok(Segments {
         layers: *layers,
+        outer,
         gso,
         csum,
         count: gso.segments(payload),
@@ -229,7 +367,22 @@ pub fn segment_one(
     dh.copy_from_slice(headers);
     let last = index + 1 == plan.count;
     let l4_len = hdr_len - l.l4 + seg_payload;
-    fix_ip(dh, l, plan.gso.gso_type, index, l4_len);
+    if let Some(o) = &plan.outer {
+        // Outer IPv4 IDs always increment (`inet_gso_segment` on the outer header).
+        fix_ip(
+            dh,
+            &o.layers,
+            IdMode::Increment,
+            index,
+            hdr_len - o.layers.l4 + seg_payload,
+        );
+    }
+    let id_mode = if plan.gso.gso_type.contains(GsoType::TCP_FIXEDID) {
+        IdMode::Fixed
+    } else {
+        IdMode::Increment
+    };
+    fix_ip(dh, l, id_mode, index, l4_len);
     let proto = l.ip_proto;
     match l.transport {
         Transport::Tcp => {
@@ -270,7 +423,48 @@ pub fn segment_one(
             write(dh, at, &c.to_bytes());
         }
     }
+    if let Some(o) = &plan.outer {
+        outer_csum(dh, o, l.l4, pseudo, hdr_len - o.layers.l4 + seg_payload);
+    }
     Ok(len)
+}
+
+/// Sets the outer UDP length and the outer UDP or GRE checksum of one
+/// segment whose headers are in `dh` (`lco_csum`): the finished inner L4
+/// segment sums to `!inner_pseudo`, so only the bytes from the outer transport
+/// header to the inner one are summed.
+fn outer_csum(dh: &mut [u8], o: &Outer, inner_l4: usize, inner_pseudo: Wsum, outer_l4_len: usize) {
+    let ol = &o.layers;
+    let at = match o.csum {
+        OuterCsum::UdpZero | OuterCsum::Udp => {
+            write(
+                dh,
+                ol.l4 + field::UDP_LEN,
+                &(outer_l4_len as u16).to_be_bytes(),
+            );
+            ol.l4 + field::UDP_CSUM
+        }
+        OuterCsum::GreNone | OuterCsum::Gre => ol.l4 + field::GRE_CSUM,
+    };
+    match o.csum {
+        OuterCsum::UdpZero => write(dh, at, &[0, 0]),
+        OuterCsum::GreNone => {}
+        OuterCsum::Udp | OuterCsum::Gre => {
+            write(dh, at, &[0, 0]);
+            let init = if o.csum == OuterCsum::Udp {
+                pseudo_sum(dh, ol, ol.ip_proto, outer_l4_len).unwrap_or(Wsum::ZERO)
+            } else {
+                Wsum::ZERO
+            };
+            let heads = csum::partial(dh.get(ol.l4..inner_l4).unwrap_or(&[]), init);
+            let sum = csum::block_add(heads, inner_pseudo.not(), inner_l4 - ol.l4);
+            let mut c = csum::fold(sum);
+            if o.csum == OuterCsum::Udp {
+                c = c.udp_mangle_zero();
+            }
+            write(dh, at, &c.to_bytes());
+        }
+    }
 }
 
 /// Segments the super-packet into `out[0..count]` and returns the plan (each
@@ -286,6 +480,23 @@ pub fn segment(
     out: &mut [&mut [u8]],
 ) -> Result<Segments, TxError> {
     let p = plan(frame, layers, gso, csum)?;
+    write_all(frame, p, out)
+}
+
+/// [`segment`] for a tunnelled super-packet (see [`plan_tunnel`]).
+pub fn segment_tunnel(
+    frame: &[u8],
+    outer: &Layers,
+    inner: &Layers,
+    gso: GsoInfo,
+    csum: SegmentCsum,
+    out: &mut [&mut [u8]],
+) -> Result<Segments, TxError> {
+    let p = plan_tunnel(frame, outer, inner, gso, csum)?;
+    write_all(frame, p, out)
+}
+
+fn write_all(frame: &[u8], p: Segments, out: &mut [&mut [u8]]) -> Result<Segments, TxError> {
     if out.len() < p.count {
         return Err(TxError::TooFewBuffers {
             needed: p.count,
@@ -308,12 +519,19 @@ pub fn segment(
     Ok(p)
 }
 
-fn fix_ip(dh: &mut [u8], l: &Layers, gso_type: GsoType, index: usize, l4_len: usize) {
+/// How IPv4 IDs go across segments.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IdMode {
+    Increment,
+    Fixed,
+}
+
+fn fix_ip(dh: &mut [u8], l: &Layers, ids: IdMode, index: usize, l4_len: usize) {
+    let len = ip_len(l, l4_len) as u16;
     match l.net {
         Net::Ipv4 => {
-            let total = (l.l4 - l.l3 + l4_len) as u16;
-            write(dh, l.l3 + field::IPV4_TOTAL_LEN, &total.to_be_bytes());
-            if !gso_type.contains(GsoType::TCP_FIXEDID) {
+            write(dh, l.l3 + field::IPV4_TOTAL_LEN, &len.to_be_bytes());
+            if ids == IdMode::Increment {
                 let id = read16(dh, l.l3 + field::IPV4_ID).wrapping_add(index as u16);
                 write(dh, l.l3 + field::IPV4_ID, &id.to_be_bytes());
             }
@@ -321,10 +539,7 @@ fn fix_ip(dh: &mut [u8], l: &Layers, gso_type: GsoType, index: usize, l4_len: us
             let c: Sum16 = csum::ipv4_header(dh.get(l.l3..l.l4).unwrap_or(&[]));
             write(dh, l.l3 + field::IPV4_CSUM, &c.to_bytes());
         }
-        Net::Ipv6 => {
-            let plen = (l.l4 - l.l3 - field::IPV6_HEADER_LEN + l4_len) as u16;
-            write(dh, l.l3 + field::IPV6_PAYLOAD_LEN, &plen.to_be_bytes());
-        }
+        Net::Ipv6 => write(dh, l.l3 + field::IPV6_PAYLOAD_LEN, &len.to_be_bytes()),
     }
 }
 
