@@ -11,22 +11,22 @@ pub(crate) fn pseudo_sum(frame: &[u8], layers: &Layers, proto: u8, l4_len: usize
     match layers.net {
         Net::Ipv4 => {
             let src: [u8; 4] = frame
-                .get(layers.pseudo_src..layers.pseudo_src + 4)?
+                .get(layers.pseudo_src..layers.pseudo_src.checked_add(4)?)?
                 .try_into()
                 .ok()?;
             let dst: [u8; 4] = frame
-                .get(layers.pseudo_dst..layers.pseudo_dst + 4)?
+                .get(layers.pseudo_dst..layers.pseudo_dst.checked_add(4)?)?
                 .try_into()
                 .ok()?;
             Some(csum::pseudo_v4(src, dst, proto, len, Wsum::ZERO))
         }
         Net::Ipv6 => {
             let src: &[u8; 16] = frame
-                .get(layers.pseudo_src..layers.pseudo_src + 16)?
+                .get(layers.pseudo_src..layers.pseudo_src.checked_add(16)?)?
                 .try_into()
                 .ok()?;
             let dst: &[u8; 16] = frame
-                .get(layers.pseudo_dst..layers.pseudo_dst + 16)?
+                .get(layers.pseudo_dst..layers.pseudo_dst.checked_add(16)?)?
                 .try_into()
                 .ok()?;
             Some(csum::pseudo_v6(src, dst, proto, len, Wsum::ZERO))

@@ -313,8 +313,8 @@ fn plan_inner(
         Net::Ipv4 => (field::IPV4_MIN_LEN, 4),
         Net::Ipv6 => (field::IPV6_HEADER_LEN, 16),
     };
-    let addrs_in_header =
-        layers.pseudo_src + addr <= layers.l4 && layers.pseudo_dst + addr <= layers.l4;
+    let addrs_in_header = layers.pseudo_src.saturating_add(addr) <= layers.l4
+        && layers.pseudo_dst.saturating_add(addr) <= layers.l4;
     if layers.l4 - layers.l3 < min_l3 || !addrs_in_header {
         return Err(TxError::LayersOutOfOrder);
     }
