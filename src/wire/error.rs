@@ -192,8 +192,7 @@ impl fmt::Display for ParseError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for ParseError {}
+impl core::error::Error for ParseError {}
 
 /// A setter was asked to write an optional field the header does not carry
 /// (for example a GRE key without the K bit). Nothing was written.
@@ -215,5 +214,4 @@ impl fmt::Display for Absent {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for Absent {}
+impl core::error::Error for Absent {}
