@@ -168,8 +168,7 @@ impl fmt::Display for TxError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for TxError {}
+impl core::error::Error for TxError {}
 
 /// The tunnel fact that disagrees with a segmentation request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -119,8 +119,7 @@ impl fmt::Display for PlanError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for PlanError {}
+impl core::error::Error for PlanError {}
 
 /// Ring geometry and thresholds, checked together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
