@@ -57,7 +57,52 @@ const TCP_CWR: u8 = 0x80;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Outer {
     layers: Layers,
+    pre: Pre,
     csum: OuterCsum,
+}
+
+/// Sums that are the same for every segment, computed once by the plan: the
+/// IPv4 header without its length, ID and checksum words, and the
+/// pseudo-header without its length. A segment adds its own words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Pre {
+    ip_base: Wsum,
+    pseudo_base: Wsum,
+}
+
+impl Pre {
+    fn new(frame: &[u8], l: &Layers, proto: u8) -> Pre {
+        let ip_base = match l.net {
+            Net::Ipv4 => {
+                let hdr = frame.get(l.l3..l.l4).unwrap_or(&[]);
+                [field::IPV4_TOTAL_LEN, field::IPV4_ID, field::IPV4_CSUM]
+                    .iter()
+                    .fold(csum::partial(hdr, Wsum::ZERO), |s, &at| {
+                        s.sub(word(hdr, at))
+                    })
+            }
+            Net::Ipv6 => Wsum::ZERO,
+        };
+        Pre {
+            ip_base,
+            pseudo_base: pseudo_sum(frame, l, proto, 0).unwrap_or(Wsum::ZERO),
+        }
+    }
+
+    /// The pseudo-header sum for `l4_len` bytes: the length enters as the
+    /// 32-bit big-endian word `csum_tcpudp_nofold`/`csum_ipv6_magic` add.
+    fn pseudo(&self, l4_len: usize) -> Wsum {
+        self.pseudo_base
+            .add(Wsum::new(u32::from_ne_bytes((l4_len as u32).to_be_bytes())))
+    }
+}
+
+/// The 16-bit word at `at` as `csum::partial` loads it (host order).
+fn word(buf: &[u8], at: usize) -> Wsum {
+    match buf.get(at..at + 2) {
+        Some(&[a, b]) => Wsum::new(u16::from_ne_bytes([a, b]) as u32),
+        _ => Wsum::ZERO,
+    }
 }
 
 /// What the outer transport carries per segment.
@@ -84,6 +129,7 @@ const TUNNEL: GsoType = GsoType::UDP_TUNNEL
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Segments {
     layers: Layers,
+    pre: Pre,
     outer: Option<Outer>,
     gso: GsoInfo,
     csum: SegmentCsum,
@@ -249,6 +295,7 @@ pub fn plan_tunnel(
     })?;
     let out = Outer {
         layers: *outer,
+        pre: Pre::new(frame, outer, outer.ip_proto),
         csum: oc,
     };
     let mut p = plan_inner(frame, inner, Some(out), inner_gso, csum)?;
@@ -320,6 +367,7 @@ fn plan_inner(
     }
     Ok(Segments {
         layers: *layers,
+        pre: Pre::new(frame, layers, layers.ip_proto),
         outer,
         gso,
         csum,
@@ -372,6 +420,7 @@ pub fn segment_one(
         fix_ip(
             dh,
             &o.layers,
+            &o.pre,
             IdMode::Increment,
             index,
             hdr_len - o.layers.l4 + seg_payload,
@@ -382,8 +431,7 @@ pub fn segment_one(
     } else {
         IdMode::Increment
     };
-    fix_ip(dh, l, id_mode, index, l4_len);
-    let proto = l.ip_proto;
+    fix_ip(dh, l, &plan.pre, id_mode, index, l4_len);
     match l.transport {
         Transport::Tcp => {
             let seq = read32(dh, l.l4 + field::TCP_SEQ)
@@ -403,8 +451,7 @@ pub fn segment_one(
         }
     }
     let at = l.l4 + plan.csum_offset;
-    // Addresses were checked to lie inside the header by `plan`.
-    let pseudo = pseudo_sum(dh, l, proto, l4_len).unwrap_or(Wsum::ZERO);
+    let pseudo = plan.pre.pseudo(l4_len);
     match plan.csum {
         SegmentCsum::Partial => {
             write(dh, at, &seed(pseudo).to_bytes());
@@ -452,7 +499,7 @@ fn outer_csum(dh: &mut [u8], o: &Outer, inner_l4: usize, inner_pseudo: Wsum, out
         OuterCsum::Udp | OuterCsum::Gre => {
             write(dh, at, &[0, 0]);
             let init = if o.csum == OuterCsum::Udp {
-                pseudo_sum(dh, ol, ol.ip_proto, outer_l4_len).unwrap_or(Wsum::ZERO)
+                o.pre.pseudo(outer_l4_len)
             } else {
                 Wsum::ZERO
             };
@@ -526,17 +573,21 @@ enum IdMode {
     Fixed,
 }
 
-fn fix_ip(dh: &mut [u8], l: &Layers, ids: IdMode, index: usize, l4_len: usize) {
+/// Sets the IP length (and for IPv4 the ID and header checksum, from the
+/// plan's precomputed header sum) of one segment.
+fn fix_ip(dh: &mut [u8], l: &Layers, pre: &Pre, ids: IdMode, index: usize, l4_len: usize) {
     let len = ip_len(l, l4_len) as u16;
     match l.net {
         Net::Ipv4 => {
-            write(dh, l.l3 + field::IPV4_TOTAL_LEN, &len.to_be_bytes());
+            let len_at = l.l3 + field::IPV4_TOTAL_LEN;
+            let id_at = l.l3 + field::IPV4_ID;
+            write(dh, len_at, &len.to_be_bytes());
             if ids == IdMode::Increment {
-                let id = read16(dh, l.l3 + field::IPV4_ID).wrapping_add(index as u16);
-                write(dh, l.l3 + field::IPV4_ID, &id.to_be_bytes());
+                let id = read16(dh, id_at).wrapping_add(index as u16);
+                write(dh, id_at, &id.to_be_bytes());
             }
-            write(dh, l.l3 + field::IPV4_CSUM, &[0, 0]);
-            let c: Sum16 = csum::ipv4_header(dh.get(l.l3..l.l4).unwrap_or(&[]));
+            let sum = pre.ip_base.add(word(dh, len_at)).add(word(dh, id_at));
+            let c: Sum16 = csum::fold(sum);
             write(dh, l.l3 + field::IPV4_CSUM, &c.to_bytes());
         }
         Net::Ipv6 => write(dh, l.l3 + field::IPV6_PAYLOAD_LEN, &len.to_be_bytes()),
