@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use netoffload::encap::{self, DecapError, DecapReason, EncapConfig};
 use netoffload::state::{
     self, CsumFlags, CsumState, Packet, Reason, ValidateOptions, Verdict as StVerdict, ZeroUdp6,
 };
@@ -19,7 +20,7 @@ use netoffload::wire::{Layers, Net, Transport};
 use crate::cli::Policy;
 use crate::csumcheck;
 use crate::nic::Report;
-use crate::walk::{Stop, Walk};
+use crate::walk::{Stop, TunnelKind, Walk};
 
 /// Engine settings.
 #[derive(Clone, Copy, Debug)]
@@ -545,6 +546,19 @@ fn diff_reason(a: &Fixed, b: &Fixed) -> &'static str {
         .map_or("OptionsDiffer", |(x, _)| x.0)
 }
 
+/// Counts a software read of `[from, to)`: its bytes, and any overlap with
+/// earlier reads of the same frame as bytes summed twice.
+fn record(cost: &mut Cost, ranges: &mut Vec<(usize, usize)>, from: usize, to: usize) {
+    for &(a, e) in ranges.iter() {
+        let (lo, hi) = (a.max(from), e.min(to));
+        if lo < hi {
+            cost.dup_bytes += (hi - lo) as u64;
+        }
+    }
+    ranges.push((from, to));
+    cost.sw_bytes += (to - from) as u64;
+}
+
 /// Validates every checksum of the frame with the `state` room's transitions,
 /// in the order of the Linux receive path: the device report (`receive`), per
 /// level the IPv4 header (`check_ipv4_header`), the L4 or GRE checksum
@@ -605,6 +619,71 @@ fn validate(
             ));
             return (Check::Fragment, gate_open);
         }
+        // Tunnels the `encap` room knows go through `encap::decap` (outer
+        // checksum, csum_level, convert, pull in one transition); the others
+        // (GRE-in-UDP, MPLS-in-UDP) and refusals fall back to the steps below.
+        if let (Some(t), Some(next)) = (lv.tunnel, walk.levels.get(depth + 1))
+            && !matches!(t.kind, TunnelKind::GreUdp | TunnelKind::MplsUdp)
+        {
+            match encap::decap(b, l, cur, meta.clone(), &EncapConfig::default()) {
+                Ok(d) if d.inner.l3 == next.layers.l3 => {
+                    let seg = d.tunnel.segment_end - d.tunnel.outer_l4;
+                    let read = matches!(
+                        d.reason,
+                        DecapReason::SoftwareVerifiedConverted
+                            | DecapReason::SoftwareVerifiedBlank
+                            | DecapReason::DeviceChecksumFault
+                    );
+                    if read {
+                        record(cost, &mut ranges, d.tunnel.outer_l4, d.tunnel.segment_end);
+                    }
+                    if d.reason == DecapReason::DeviceChecksumFault {
+                        cost.fault = true;
+                    }
+                    let payload = if read { seg } else { 0 };
+                    cost.adjust_bytes += d.sw_bytes.saturating_sub(payload) as u64;
+                    note(format!(
+                        "d{depth} {} decap: {:?} -> {} ({} sw bytes)",
+                        t.kind.name(),
+                        d.reason,
+                        d.meta.state(),
+                        d.sw_bytes
+                    ));
+                    meta = d.meta;
+                    cur = next.layers.l3;
+                    if t.kind.over_udp() {
+                        gate_open = !matches!(meta.state(), CsumState::None);
+                        if !gate_open {
+                            note(format!(
+                                "d{depth} {} gate: no device level left and no sum: the inner checksum needs software",
+                                t.kind.name()
+                            ));
+                        }
+                    }
+                    continue;
+                }
+                Ok(d) => note(format!(
+                    "d{depth} decap found the inner packet at {}, the walk at {}: stepping by hand",
+                    d.inner.l3, next.layers.l3
+                )),
+                Err(r) => {
+                    if let DecapError::BadOuterChecksum { .. } = r.error {
+                        if matches!(r.meta.state(), CsumState::None) {
+                            let end = l.end;
+                            record(cost, &mut ranges, l.l4, end);
+                        }
+                        note(format!("d{depth} decap: {}", r.error));
+                        cost.bad = true;
+                        return (Check::Bad, gate_open);
+                    }
+                    note(format!(
+                        "d{depth} decap refused ({}): stepping by hand",
+                        r.error
+                    ));
+                    meta = r.meta;
+                }
+            }
+        }
         let has_field = csumcheck::l4_layer(bytes, l).is_some() || l.transport == Transport::Gre;
         let tunnel_udp = lv.tunnel.is_some_and(|t| t.kind.over_udp());
         if has_field {
@@ -635,15 +714,8 @@ fn validate(
             };
             let payload_sw = if read_layer { l4len } else { 0 };
             if read_layer {
-                for &(a, e) in &ranges {
-                    let (lo, hi) = (a.max(l.l4), e.min(l.end));
-                    if lo < hi {
-                        cost.dup_bytes += (hi - lo) as u64;
-                    }
-                }
-                ranges.push((l.l4, l.end));
+                record(cost, &mut ranges, l.l4, l.end);
             }
-            cost.sw_bytes += payload_sw as u64;
             cost.adjust_bytes += (o.sw_bytes - payload_sw) as u64;
             note(format!(
                 "d{depth} {}: {:?} {} -> {} ({} sw bytes)",
