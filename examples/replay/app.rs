@@ -317,7 +317,15 @@ pub fn main_with(o: &Options) -> Result<(), String> {
     let mut runs = Vec::new();
     for &p in &profiles {
         for &pol in &policies {
-            let r = run(&inputs, p, pol, o, o.file.is_some());
+            let mut r = run(&inputs, p, pol, o, o.file.is_some());
+            // The mix is small: time it three times and keep the fastest
+            // (every other number is deterministic and identical).
+            if o.file.is_none() {
+                for _ in 0..2 {
+                    let again = run(&inputs, p, pol, o, false);
+                    r.stats.ns_per_packet = r.stats.ns_per_packet.min(again.stats.ns_per_packet);
+                }
+            }
             if o.explain > 0 {
                 println!("explain: nic {} policy {}", p.name(), pol.name());
                 for l in &r.explain {
