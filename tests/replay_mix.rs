@@ -78,7 +78,7 @@ fn l4_nic_zero_outer_csum_strict_no_gro_compute_gro_with_inner_sum_in_software()
     assert!(
         strict
             .flush_reasons
-            .get("TunnelChecksumStrict")
+            .get("tunnel_checksum_strict")
             .copied()
             .unwrap_or(0)
             >= c.packets_in
@@ -252,7 +252,7 @@ fn udp_gro_merges_plain_udp_unless_switched_off() {
     assert!(merged(a), "{a:?}");
     assert_eq!(b.packets_out, b.packets_in);
     assert_eq!(
-        off.stats.flush_reasons.get("Disabled").copied(),
+        off.stats.flush_reasons.get("disabled").copied(),
         Some(b.packets_in)
     );
     // TCP is untouched by the switch.

@@ -154,7 +154,7 @@ pub fn run(
         stats.packets_in += 1;
         let t0 = Instant::now();
         if prev_ts.is_some_and(|p| inp.ts_us.saturating_sub(p) > o.gap_us) {
-            engine.flush_all("Gap", &mut outs);
+            engine.flush_all("gap", &mut outs);
             in_poll = 0;
         }
         prev_ts = Some(inp.ts_us);
@@ -178,7 +178,7 @@ pub fn run(
         );
         in_poll += 1;
         if in_poll >= o.budget {
-            engine.flush_all("PollEnd", &mut outs);
+            engine.flush_all("poll_end", &mut outs);
             in_poll = 0;
         }
         busy += t0.elapsed();
@@ -224,7 +224,7 @@ pub fn run(
         }
     }
     let t0 = Instant::now();
-    engine.flush_all("PollEnd", &mut outs);
+    engine.flush_all("poll_end", &mut outs);
     busy += t0.elapsed();
     if progress && started.elapsed() > Duration::from_secs(2) {
         eprintln!(

@@ -191,8 +191,8 @@ impl Engine {
         };
         let Some(inner) = walk.inner() else {
             let reason = match walk.stop {
-                Some(Stop::NotIp { .. }) => "NotCandidate",
-                _ => "Malformed",
+                Some(Stop::NotIp { .. }) => "not_candidate",
+                _ => "malformed",
             };
             return Receive {
                 cost,
@@ -212,16 +212,16 @@ impl Engine {
             Some(Stop::InnerMalformed { .. } | Stop::InnerNotIp { .. } | Stop::TooDeep)
         );
         let reason = match check {
-            Check::Fragment => Some("Fragment"),
-            Check::Bad => Some("BadChecksum"),
-            Check::BadIp => Some("BadIpChecksum"),
-            Check::Refused => Some("NotCandidate"),
-            Check::Good if stopped => Some("NotCandidate"),
+            Check::Fragment => Some("fragment"),
+            Check::Bad => Some("bad_checksum"),
+            Check::BadIp => Some("bad_ip_checksum"),
+            Check::Refused => Some("not_candidate"),
+            Check::Good if stopped => Some("not_candidate"),
             Check::Good if walk.levels.iter().any(|l| has_ip_options(&l.layers)) => {
-                Some("IpOptions")
+                Some("ip_options")
             }
             Check::Good if !gate_open && self.cfg.policy == Policy::Strict => {
-                Some("TunnelChecksumStrict")
+                Some("tunnel_checksum_strict")
             }
             Check::Good => None,
         };
@@ -237,14 +237,14 @@ impl Engine {
             Transport::Tcp => self.tcp(frame, bytes, walk, &il, key, out),
             Transport::Udp if walk.levels.len() == 1 => {
                 if !self.cfg.udp_gro {
-                    pass("Disabled", payload, out)
+                    pass("disabled", payload, out)
                 } else if csumcheck::udp_zero(bytes, &il) {
-                    pass("UdpNoChecksum", payload, out)
+                    pass("udp_no_checksum", payload, out)
                 } else {
                     self.udp(frame, bytes, walk, &il, key, out)
                 }
             }
-            _ => pass("NotCandidate", payload, out),
+            _ => pass("not_candidate", payload, out),
         };
         Receive { cost, verdict }
     }
@@ -272,13 +272,13 @@ impl Engine {
             Verdict::PassUp(reason)
         };
         let immediate = if len == 0 {
-            Some("PureAck")
+            Some("pure_ack")
         } else if flags & SYN != 0 {
-            Some("Syn")
+            Some("syn")
         } else if flags & RST != 0 {
-            Some("Rst")
+            Some("rst")
         } else if flags & URG != 0 {
-            Some("Urg")
+            Some("urg")
         } else {
             None
         };
@@ -293,13 +293,13 @@ impl Engine {
             let refuse = if f.fixed != fixed {
                 Some(diff_reason(&f.fixed, &fixed))
             } else if (f.flags & !(PSH | FIN)) != (flags & !(PSH | FIN)) {
-                Some("FlagsDiffer")
+                Some("flags_differ")
             } else if seq != f.next_seq {
-                Some("SeqGap")
+                Some("seq_gap")
             } else if len > f.mss {
-                Some("MssExceeded")
+                Some("mss_exceeded")
             } else if f.bytes + len > self.cfg.max_bytes {
-                Some("Oversize")
+                Some("oversize")
             } else {
                 None
             };
@@ -363,9 +363,9 @@ impl Engine {
             let refuse = if f.fixed != fixed {
                 Some(diff_reason(&f.fixed, &fixed))
             } else if len > f.mss {
-                Some("MssExceeded")
+                Some("mss_exceeded")
             } else if f.bytes + len > self.cfg.max_bytes {
-                Some("Oversize")
+                Some("oversize")
             } else {
                 None
             };
@@ -413,7 +413,7 @@ impl Engine {
                 .min_by_key(|(_, f)| f.order)
                 .map(|(k, _)| k.clone())
         {
-            self.flush(&oldest, "TableFull", out);
+            self.flush(&oldest, "table_full", out);
         }
         self.order += 1;
         self.flows.insert(
@@ -436,13 +436,13 @@ impl Engine {
 /// Why a super-packet is complete after this segment.
 fn end_reason(flags: u8, short: bool, full: bool) -> Option<&'static str> {
     if flags & FIN != 0 {
-        Some("Fin")
+        Some("fin")
     } else if flags & PSH != 0 {
-        Some("Psh")
+        Some("psh")
     } else if short {
-        Some("ShortSegment")
+        Some("short_segment")
     } else if full {
-        Some("TooManySegs")
+        Some("too_many_segs")
     } else {
         None
     }
@@ -511,14 +511,14 @@ fn fixed_bytes(bytes: &[u8], walk: &Walk, inner: &Layers) -> Fixed {
         let l = &lv.layers;
         match l.net {
             Net::Ipv4 => {
-                fields.push(("TtlDiffer", u32::from(bytes[l.l3 + 8])));
-                fields.push(("TosDiffer", u32::from(bytes[l.l3 + 1])));
-                fields.push(("DfDiffer", u32::from(bytes[l.l3 + 6] & 0x40)));
+                fields.push(("ttl_differ", u32::from(bytes[l.l3 + 8])));
+                fields.push(("tos_differ", u32::from(bytes[l.l3 + 1])));
+                fields.push(("df_differ", u32::from(bytes[l.l3 + 6] & 0x40)));
             }
             Net::Ipv6 => {
                 let tc = (bytes[l.l3] << 4) | (bytes[l.l3 + 1] >> 4);
-                fields.push(("TtlDiffer", u32::from(bytes[l.l3 + 7])));
-                fields.push(("TosDiffer", u32::from(tc)));
+                fields.push(("ttl_differ", u32::from(bytes[l.l3 + 7])));
+                fields.push(("tos_differ", u32::from(tc)));
             }
         }
     }
@@ -527,9 +527,9 @@ fn fixed_bytes(bytes: &[u8], walk: &Walk, inner: &Layers) -> Fixed {
         let t = inner.l4;
         let be32 =
             |a: usize| u32::from_be_bytes([bytes[a], bytes[a + 1], bytes[a + 2], bytes[a + 3]]);
-        fields.push(("AckDiffer", be32(t + 8)));
+        fields.push(("ack_differ", be32(t + 8)));
         fields.push((
-            "WindowDiffer",
+            "window_differ",
             u32::from(u16::from_be_bytes([bytes[t + 14], bytes[t + 15]])),
         ));
         options.extend_from_slice(&bytes[t + 20..inner.payload]);
@@ -543,7 +543,7 @@ fn diff_reason(a: &Fixed, b: &Fixed) -> &'static str {
         .iter()
         .zip(&b.fields)
         .find(|(x, y)| x != y)
-        .map_or("OptionsDiffer", |(x, _)| x.0)
+        .map_or("options_differ", |(x, _)| x.0)
 }
 
 /// Counts a software read of `[from, to)`: its bytes, and any overlap with
