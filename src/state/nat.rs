@@ -248,7 +248,7 @@ fn l4_update(
         site::Kind::Inet {
             field,
             udp,
-            pseudo: _,
+            with_pseudo: _,
             counted: _,
         } => {
             let f = site.field(b).ok_or(StateError::OutOfBounds {

@@ -168,7 +168,7 @@ pub(crate) fn check(
         (_, s) => s,
     };
 
-    let (pseudo, counted) = match site.kind {
+    let counted = match site.kind {
         Kind::None => {
             return out(
                 with(state, flags),
@@ -177,10 +177,8 @@ pub(crate) fn check(
                 0,
             );
         }
-        Kind::Inet {
-            pseudo, counted, ..
-        } => (pseudo, counted),
-        Kind::Crc32c { .. } => (Wsum::ZERO, true),
+        Kind::Inet { counted, .. } => counted,
+        Kind::Crc32c { .. } => true,
     };
 
     if site.zero_udp(b) {
@@ -254,6 +252,7 @@ pub(crate) fn check(
         return out(with(state, flags), Verdict::Bad, Reason::BadChecksum, sw);
     }
 
+    let pseudo = site.pseudo(pkt);
     let mut sw = 0usize;
     if let CsumState::Complete { csum } = state {
         let (around, n) = around(pkt, &site);
@@ -351,7 +350,7 @@ pub fn try_convert(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
         );
     }
     let pseudo = match site.kind {
-        Kind::Inet { pseudo, .. } if !site.zero_udp(pkt.bytes()) => pseudo,
+        Kind::Inet { .. } if !site.zero_udp(pkt.bytes()) => site.pseudo(pkt),
         _ => return Ok(Outcome::same(meta, Reason::NotConverted)),
     };
     if meta.state() != CsumState::None || !meta.flags().contains(CsumFlags::CSUM_VALID) {
