@@ -415,3 +415,88 @@ fn device_reports_map_to_states() {
         CsumState::None
     );
 }
+
+/// Any state (even one no device would report), any offsets: every
+/// transition either runs or refuses with the metadata handed back and the
+/// bytes untouched; nothing panics (overflow checks are on in test builds).
+fn arb_meta(len: usize) -> impl Strategy<Value = CsumMeta> {
+    let state = prop_oneof![
+        Just(CsumState::None),
+        (0u8..4).prop_map(|l| CsumState::Unnecessary {
+            level: CsumLevel::new(l).unwrap()
+        }),
+        any::<u32>().prop_map(|c| CsumState::Complete {
+            csum: netoffload::csum::Wsum::new(c)
+        }),
+        (
+            prop_oneof![0..len + 8, Just(usize::MAX), any::<usize>()],
+            prop_oneof![0usize..64, Just(usize::MAX)],
+            any::<bool>()
+        )
+            .prop_map(|(start, offset, crc)| CsumState::Partial {
+                start,
+                offset,
+                kind: if crc {
+                    PartialKind::Crc32c
+                } else {
+                    PartialKind::Inet
+                },
+            }),
+    ];
+    (state, 0u8..16).prop_map(|(s, f)| {
+        CsumMeta::new(s, CsumFlags::from_bits_truncate(f)).unwrap_or(CsumMeta::from_state(s))
+    })
+}
+
+proptest! {
+    #[test]
+    fn wild_inputs_never_panic(
+        case in arb_case(),
+        meta in arb_meta(1600),
+        ops in prop::collection::vec((arb_op(), any::<usize>()), 1..=8),
+    ) {
+        let mut w = make(&case);
+        w.meta = meta;
+        for (op, n) in ops {
+            let before_meta = w.meta.clone();
+            let before_bytes = w.bytes.clone();
+            let res = match op {
+                Op::Pull(_) => state::pull(w.meta.clone(), &w.pkt(), n),
+                Op::PushBack => state::push(w.meta.clone(), &w.pkt(), n),
+                Op::Trim => state::trim(w.meta.clone(), &w.pkt(), n),
+                Op::Validate => state::validate(w.meta.clone(), &w.pkt()),
+                Op::TryConvert => state::try_convert(w.meta.clone(), &w.pkt()),
+                Op::Conntrack(_) => state::conntrack(w.meta.clone(), &w.pkt(), Hook::PreRouting, ConntrackConfig::default()),
+                Op::Fill => {
+                    let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();
+                    state::fill(w.meta.clone(), &mut pm)
+                }
+                Op::Route => {
+                    let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();
+                    state::route(w.meta.clone(), &mut pm)
+                }
+                Op::Nat(k, v) => {
+                    let rw = match k {
+                        0 => Rewrite::Src(Addr::V4([v; 4])),
+                        1 => Rewrite::Dst(Addr::V6([v; 16])),
+                        2 => Rewrite::SrcPort(u16::from(v)),
+                        _ => Rewrite::DstPort(u16::from(v)),
+                    };
+                    let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();
+                    state::nat(w.meta.clone(), &mut pm, rw)
+                }
+                _ => {
+                    let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();
+                    state::checksum_setup(w.meta.clone(), &mut pm, n % 2 == 0)
+                }
+            };
+            match res {
+                Ok(out) => w.meta = out.meta,
+                Err(r) => {
+                    prop_assert_eq!(r.meta, before_meta);
+                    prop_assert_eq!(&w.bytes, &before_bytes);
+                }
+            }
+        }
+    }
+}

@@ -37,6 +37,7 @@
 //! | [`bridge`], [`route`], [`check_ipv4_header`] | `br_forward`, `ip_forward` + `ip_decrease_ttl`, `ip_fast_csum` |
 //! | [`nat`] | `inet_proto_csum_replace4/16/2` |
 //! | [`conntrack`] | `nf_ip_checksum` / `nf_ip6_checksum` + L4 error handlers |
+//! | [`checksum_setup`] | `skb_checksum_setup` (Xen `csum_blank` without offsets) |
 //! | [`fill`] | `skb_checksum_help`, `skb_crc32c_csum_help` |
 //!
 //! Uses `csum` and `wire`.
@@ -51,6 +52,7 @@ mod outcome;
 mod packet;
 pub mod paravirt;
 mod rewrite;
+mod setup;
 mod site;
 mod sum;
 mod types;
@@ -63,6 +65,7 @@ pub use headers::{pull, push, trim};
 pub use nat::{Addr, Rewrite, nat};
 pub use outcome::{Outcome, Reason, Refused, Span, StateError, Transition, Verdict};
 pub use packet::{Packet, PacketMut};
+pub use setup::checksum_setup;
 pub use types::{CsumFlags, CsumLevel, CsumMeta, CsumState, MetaError, PartialKind};
 pub use validate::{
     DeviceReport, ValidateOptions, ZeroUdp6, deliver, receive, try_convert, validate, validate_with,
