@@ -18,6 +18,25 @@ fn rebuilt(meta: &CsumMeta, state: CsumState, flags: CsumFlags) -> CsumMeta {
 /// cleared: it named the layer that was current.
 ///
 /// After it, use `pkt.with_cur(pkt.cur() + len)`.
+///
+/// ```
+/// use netoffload::csum::{self, Wsum};
+/// use netoffload::state::{self, CsumMeta, CsumState, Packet, Reason};
+/// use netoffload::wire::LinkType;
+/// # let mut b = Vec::new();
+/// # etherparse::PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+/// #     .udp(1, 2).write(&mut b, b"data").unwrap();
+/// let pkt = Packet::parse(&b, LinkType::RawIp)?;
+/// // A device sum of the packet from the IP header on (like mlx5).
+/// let meta = CsumMeta::from_state(CsumState::Complete { csum: csum::partial(&b, Wsum::ZERO) });
+/// let l4 = pkt.layers().l4;
+/// let out = state::pull(meta, &pkt, l4).expect("in bounds");
+/// assert_eq!(out.sw_bytes, l4); // only the pulled header was summed
+/// let at_udp = pkt.with_cur(l4).expect("in bounds");
+/// let v = state::validate(out.meta, &at_udp).expect("UDP");
+/// assert_eq!((v.reason, v.sw_bytes), (Reason::CompleteChecked, 0));
+/// # Ok::<(), netoffload::wire::ParseError>(())
+/// ```
 pub fn pull(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
     let cur = pkt.cur();
     let new_cur = match cur.checked_add(len) {
