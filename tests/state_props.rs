@@ -229,7 +229,8 @@ fn step(w: &mut World, op: Op) -> Option<state::Outcome> {
         Op::Validate => state::validate(w.meta.clone(), &w.pkt()),
         Op::TryConvert => state::try_convert(w.meta.clone(), &w.pkt()),
         Op::Pull(k) => {
-            let room = l4.saturating_sub(w.cur);
+            // Anywhere up to the end of the packet (past the L4 header too).
+            let room = w.bytes.len().saturating_sub(w.cur);
             let n = if room == 0 {
                 0
             } else {

@@ -14,7 +14,8 @@ fn rebuilt(meta: &CsumMeta, state: CsumState, flags: CsumFlags) -> CsumMeta {
 /// (Linux `skb_postpull_rcsum`). A `Complete` sum loses their contribution
 /// (`-partial(x, -csum)`, the 2021 `wsum_negate` fix; an odd `len` byte-swaps
 /// the rest, `csum_block_sub`); a `Partial` whose start is pulled past becomes
-/// `None` (the packet is being consumed locally, like Linux). `CSUM_VALID` is
+/// `None` without `CSUM_BLANK` / `DATA_VALID` (the packet is being consumed
+/// locally, like Linux). `CSUM_VALID` is
 /// cleared: it named the layer that was current.
 ///
 /// After it, use `pkt.with_cur(pkt.cur() + len)`.
@@ -64,7 +65,9 @@ pub fn pull(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
             (CsumState::Complete { csum: rest }, Reason::Pulled, len)
         }
         CsumState::Partial { start, .. } if start < new_cur => {
-            flags -= CsumFlags::CSUM_BLANK;
+            // The layer the Partial (and the origin's DATA_VALID) spoke of is
+            // behind us: nothing is claimed any more.
+            flags -= CsumFlags::CSUM_BLANK | CsumFlags::DATA_VALID;
             (CsumState::None, Reason::PartialPulledPast, 0)
         }
         s => (s, Reason::Pulled, 0),
