@@ -74,6 +74,16 @@ pub enum Field {
     GeneveOption,
     /// Number of nested headers (VLAN tags, extension headers, tunnels).
     Nesting,
+    /// An optional checksum field (GRE with the C bit).
+    Checksum,
+    /// An optional key field (GRE with the K bit).
+    Key,
+    /// An optional sequence number field (GRE with the S bit).
+    Sequence,
+    /// An optional acknowledgment number field (enhanced GRE with the A bit).
+    Ack,
+    /// An IPv6 extension header's own structure (routing type, segment list).
+    ExtHeader,
 }
 
 /// What is wrong with the field.
@@ -123,7 +133,8 @@ pub struct ParseError {
     pub field: Field,
     /// What is wrong with it.
     pub kind: ErrorKind,
-    /// Offset of the header's first byte in the parsed buffer.
+    /// Offset of the first byte of the header at fault in the parsed buffer
+    /// (for an option error: of the option itself).
     pub offset: usize,
 }
 
@@ -179,5 +190,26 @@ impl fmt::Display for ParseError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for ParseError {}
+impl core::error::Error for ParseError {}
+
+/// A setter was asked to write an optional field the header does not carry
+/// (for example a GRE key without the K bit). Nothing was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Absent {
+    /// The header.
+    pub layer: Layer,
+    /// The optional field it lacks.
+    pub field: Field,
+}
+
+impl fmt::Display for Absent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} header carries no {:?} field",
+            self.layer, self.field
+        )
+    }
+}
+
+impl core::error::Error for Absent {}
