@@ -111,6 +111,38 @@ fn refused(r: Refused, offset: usize) -> DecapError {
 ///
 /// A bad outer checksum is [`DecapError::BadOuterChecksum`]. On any error
 /// nothing changes and `meta` comes back in [`Rejected`].
+///
+/// The 82599 case (DESIGN.md 1): a device that verified only the outer UDP
+/// checksum reports level 0; with a non-zero outer checksum decap converts to
+/// `Complete`, so the inner TCP check needs no software sum of the segment.
+///
+/// ```
+/// use netoffload::encap::*;
+/// use netoffload::state::{CsumLevel, CsumMeta, CsumState};
+/// use netoffload::wire::{self, LinkType};
+/// # let mut inner = [0u8; 54];
+/// # inner[12] = 0x08; inner[14] = 0x45; inner[17] = 40; inner[22] = 64; inner[23] = 6;
+/// # inner[46] = 0x50;
+/// # let c = netoffload::csum::ipv4_header(&inner[14..34]).to_bytes();
+/// # inner[24..26].copy_from_slice(&c);
+/// let cfg = EncapConfig::DEFAULT;
+/// let mut buf = [0u8; 128 + 54];
+/// buf[128..].copy_from_slice(&inner); // an Ethernet/IPv4/TCP frame
+/// let spec = EncapSpec {
+///     eth: Some(OuterEthernet { dst: [2; 6], src: [4; 6], vlan: None }),
+///     ip: OuterIp::V4 { src: [192, 0, 2, 1], dst: [192, 0, 2, 2], ttl: 64, tos: 0, id: 1, dont_fragment: true },
+///     tunnel: TunnelSpec::Vxlan { vni: 42, src_port: 49152, dst_port: 4789 },
+///     udp_csum: UdpCsumMode::Compute,
+/// };
+/// let e = encap(&spec, &cfg, &mut buf, 128, 54, LinkType::Ethernet, CsumMeta::NONE).unwrap();
+/// let frame = &buf[e.start..e.end];
+/// let outer = wire::parse(frame, LinkType::Ethernet).unwrap();
+/// let report = CsumMeta::from_state(CsumState::Unnecessary { level: CsumLevel::L0 });
+/// let d = decap(frame, &outer, outer.l3, report, &cfg).unwrap();
+/// assert_eq!(d.reason, DecapReason::LevelExhaustedConverted);
+/// assert!(matches!(d.meta.state(), CsumState::Complete { .. }));
+/// assert_eq!(d.tunnel.vni, Some(42));
+/// ```
 pub fn decap(
     bytes: &[u8],
     outer: &Layers,
