@@ -434,3 +434,41 @@ fn nesting_up_to_the_limit_then_too_deep() {
     sound(&vx, &n.inner, n.inner.l3, &n.meta, false).unwrap();
     assert!(matches!(n.meta.state(), CsumState::Complete { .. }));
 }
+
+#[test]
+fn trailing_bytes_are_trimmed_from_a_device_sum() {
+    let cfg = EncapConfig::DEFAULT;
+    // (a) Ethernet padding after the outer IP datagram (GRE, IPv4).
+    let mut a = wrap(
+        &outer_for(Wrap::Gre { key: None }, false, true, false),
+        &ip_tcp(false, b"tiny"),
+    );
+    a.extend_from_slice(&[0xEE; 9]);
+    // (b) Bytes inside the outer IP datagram but after the UDP length (VXLAN).
+    let mut b = wrap(
+        &outer_for(Wrap::Vxlan, false, true, true),
+        &eth_tcp(false, None, b"tiny"),
+    );
+    b.extend_from_slice(&[0x11; 7]);
+    let total = (b.len() - 14) as u16;
+    b[16..18].copy_from_slice(&total.to_be_bytes());
+    b[24..26].copy_from_slice(&[0, 0]);
+    let c = !naive_sum(&b[14..34], 0);
+    b[24..26].copy_from_slice(&c.to_be_bytes());
+    for bytes in [a, b] {
+        let outer = wire::parse(&bytes, LinkType::Ethernet).unwrap();
+        for meta in [
+            CsumMeta::NONE,
+            CsumMeta::from_state(CsumState::Complete {
+                csum: csum::partial(&bytes[outer.l3..], Wsum::ZERO),
+            }),
+        ] {
+            let d = decap(&bytes, &outer, outer.l3, meta, &cfg).unwrap();
+            assert!(d.inner.end < bytes.len());
+            assert!(matches!(d.meta.state(), CsumState::Complete { .. }));
+            sound(&bytes, &d.inner, d.inner.l3, &d.meta, false).unwrap();
+            let (ok, _) = inner_validate(&bytes, &d.inner, &d.meta);
+            assert!(ok);
+        }
+    }
+}
