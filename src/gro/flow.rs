@@ -15,14 +15,6 @@ const TCP_URG: u8 = 0x20;
 const TCP_CWR: u8 = 0x80;
 
 #[inline]
-fn eq(a: &[u8], b: &[u8], r: core::ops::Range<usize>) -> bool {
-    match (a.get(r.clone()), b.get(r)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
-    }
-}
-
-#[inline]
 fn word(b: &[u8], at: usize) -> u64 {
     match b.get(at..at + 8) {
         Some(s) => {
@@ -65,17 +57,9 @@ fn same_ip(a: &[u8], ao: usize, b: &[u8], bo: usize, v6: bool) -> bool {
     if v6 {
         let fa = be32(a, ao).unwrap_or(0) & 0xF00F_FFFF;
         let fb = be32(b, bo).unwrap_or(1) & 0xF00F_FFFF;
-        fa == fb
-            && match (a.get(ao + 8..ao + 40), b.get(bo + 8..bo + 40)) {
-                (Some(x), Some(y)) => x == y,
-                _ => false,
-            }
+        fa == fb && eq_at(a, ao + 8, b, bo + 8, 32)
     } else {
-        byte(a, ao + 9) == byte(b, bo + 9)
-            && match (a.get(ao + 12..ao + 20), b.get(bo + 12..bo + 20)) {
-                (Some(x), Some(y)) => x == y,
-                _ => false,
-            }
+        byte(a, ao + 9) == byte(b, bo + 9) && eq_at(a, ao + 12, b, bo + 12, 8)
     }
 }
 
@@ -92,7 +76,7 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
         return false;
     }
     let l3 = p.ips[0].off as usize;
-    if q.ips[0].off as usize != l3 || !eq(a, f, 0..l3) {
+    if q.ips[0].off as usize != l3 || !eq_at(a, 0, f, 0, l3) {
         return false;
     }
     for i in 0..p.n as usize {
@@ -138,11 +122,50 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
     eq_at(a, q.l4 as usize, f, p.l4 as usize, 4)
 }
 
+/// Byte-equality of two ranges without a `memcmp` call for short ones
+/// (8-byte loads, the last one overlapping).
 #[inline]
-fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> bool {
-    match (a.get(ao..ao + len), b.get(bo..bo + len)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
+pub(crate) fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> bool {
+    let (Some(x), Some(y)) = (a.get(ao..ao + len), b.get(bo..bo + len)) else {
+        return false;
+    };
+    if (8..=32).contains(&len) {
+        let mut i = 0;
+        while i + 8 < len {
+            if load8(x, i) != load8(y, i) {
+                return false;
+            }
+            i += 8;
+        }
+        load8(x, len - 8) == load8(y, len - 8)
+    } else if len == 4 {
+        load4(x, 0) == load4(y, 0)
+    } else {
+        x == y
+    }
+}
+
+#[inline]
+fn load8(b: &[u8], at: usize) -> u64 {
+    match b.get(at..at + 8) {
+        Some(s) => {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(s);
+            u64::from_ne_bytes(w)
+        }
+        None => 0,
+    }
+}
+
+#[inline]
+fn load4(b: &[u8], at: usize) -> u32 {
+    match b.get(at..at + 4) {
+        Some(s) => {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(s);
+            u32::from_ne_bytes(w)
+        }
+        None => 0,
     }
 }
 
