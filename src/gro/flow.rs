@@ -52,7 +52,7 @@ pub(crate) fn hash(f: &[u8], p: &Parsed) -> u32 {
 }
 
 /// Identity of one IP header: version, addresses, protocol / flow label.
-#[inline]
+#[inline(always)]
 fn same_ip(a: &[u8], ao: usize, b: &[u8], bo: usize, v6: bool) -> bool {
     if v6 {
         let fa = be32(a, ao).unwrap_or(0) & 0xF00F_FFFF;
@@ -124,7 +124,7 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
 
 /// Byte-equality of two ranges without a `memcmp` call for short ones
 /// (8-byte loads, the last one overlapping).
-#[inline]
+#[inline(always)]
 pub(crate) fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> bool {
     let (Some(x), Some(y)) = (a.get(ao..ao + len), b.get(bo..bo + len)) else {
         return false;
@@ -145,7 +145,7 @@ pub(crate) fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> boo
     }
 }
 
-#[inline]
+#[inline(always)]
 fn load8(b: &[u8], at: usize) -> u64 {
     match b.get(at..at + 8) {
         Some(s) => {
@@ -157,7 +157,7 @@ fn load8(b: &[u8], at: usize) -> u64 {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn load4(b: &[u8], at: usize) -> u32 {
     match b.get(at..at + 4) {
         Some(s) => {
@@ -190,6 +190,11 @@ pub(crate) fn same_outer_ip(s: &SuperPacket, f: &[u8], ip: super::parse::Ip) -> 
     }
 }
 
+#[inline(always)]
+fn hdr20(b: &[u8], at: usize) -> Option<&[u8; 20]> {
+    b.get(at..at + 20)?.try_into().ok()
+}
+
 /// The merge-time facts decided for one segment (committed only on merge).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MergePlan {
@@ -199,7 +204,7 @@ pub(crate) struct MergePlan {
 
 /// The network-layer flush rules of one IP layer (`inet_gro_flush` /
 /// `ipv6_gro_flush`, mainline: fixed IDs allowed without DF; outer IDs checked).
-#[inline]
+#[inline(always)]
 fn ip_rules(
     s: &SuperPacket,
     i: usize,
@@ -225,18 +230,20 @@ fn ip_rules(
         }
         return Ok(());
     }
-    if byte(a, qo + 8) != byte(f, po + 8) {
+    // One bounds check per header, then fixed offsets.
+    let (Some(ha), Some(hb)) = (hdr20(a, qo), hdr20(f, po)) else {
+        return Err(FlushReason::Malformed);
+    };
+    if ha[8] != hb[8] {
         return Err(FlushReason::TtlDiffer);
     }
-    if byte(a, qo + 1) != byte(f, po + 1) {
+    if ha[1] != hb[1] {
         return Err(FlushReason::TosDiffer);
     }
-    let dfa = byte(a, qo + 6).unwrap_or(0) & 0x40;
-    let dfb = byte(f, po + 6).unwrap_or(0) & 0x40;
-    if dfa != dfb {
+    if (ha[6] ^ hb[6]) & 0x40 != 0 {
         return Err(FlushReason::DfDiffer);
     }
-    let delta = be16(f, po + 4).unwrap_or(0).wrapping_sub(s.ids[i]);
+    let delta = u16::from_be_bytes([hb[4], hb[5]]).wrapping_sub(s.ids[i]);
     match *mode {
         IdMode::Undecided => {
             if delta == 0 && count == 1 {
@@ -263,6 +270,7 @@ fn ip_rules(
 
 /// May segment `p` (bytes `f`) join the held flow `s`? Mainline order of
 /// concerns; the first failing rule names the reason.
+#[inline]
 pub(crate) fn can_merge(
     s: &SuperPacket,
     f: &[u8],
@@ -279,7 +287,10 @@ pub(crate) fn can_merge(
     match p.l4kind {
         L4::Tcp => {
             let (ql4, pl4) = (s.p.l4 as usize, p.l4 as usize);
-            let flags = byte(f, pl4 + 13).unwrap_or(0);
+            let (Some(ta), Some(tb)) = (hdr20(a, ql4), hdr20(f, pl4)) else {
+                return Err(FlushReason::Malformed);
+            };
+            let flags = tb[13];
             if len == 0 {
                 return Err(FlushReason::PureAck);
             }
@@ -287,22 +298,25 @@ pub(crate) fn can_merge(
                 return Err(FlushReason::Cwr);
             }
             // tcp_flag_word: data offset, reserved / AE bits, flags, window.
-            let (ha, hb) = (byte(a, ql4 + 12), byte(f, pl4 + 12));
-            if ha != hb {
-                return Err(FlushReason::OptionsDiffer);
+            let wa = u32::from_be_bytes([ta[12], ta[13], ta[14], ta[15]]);
+            let wb = u32::from_be_bytes([tb[12], tb[13], tb[14], tb[15]]);
+            let diff = wa ^ wb;
+            if diff != 0 {
+                if diff & 0xF000_0000 != 0 {
+                    return Err(FlushReason::OptionsDiffer);
+                }
+                if diff & 0x0FFF_0000 & !(((TCP_FIN | TCP_PSH) as u32) << 16) != 0 {
+                    return Err(FlushReason::FlagsDiffer);
+                }
+                if diff & 0xFFFF != 0 {
+                    return Err(FlushReason::WindowDiffer);
+                }
             }
-            let fa = byte(a, ql4 + 13).unwrap_or(0);
-            if (fa ^ flags) & !(TCP_FIN | TCP_PSH) != 0 {
-                return Err(FlushReason::FlagsDiffer);
-            }
-            if !eq_at(a, ql4 + 14, f, pl4 + 14, 2) {
-                return Err(FlushReason::WindowDiffer);
-            }
-            if !eq_at(a, ql4 + 8, f, pl4 + 8, 4) {
+            if ta[8..12] != tb[8..12] {
                 return Err(FlushReason::AckDiffer);
             }
             let thlen = p.payload as usize - pl4;
-            if !eq_at(a, ql4 + 20, f, pl4 + 20, thlen - 20) {
+            if thlen > 20 && !eq_at(a, ql4 + 20, f, pl4 + 20, thlen - 20) {
                 return Err(FlushReason::OptionsDiffer);
             }
             for i in 0..p.n as usize {
@@ -311,7 +325,7 @@ pub(crate) fn can_merge(
             if len > s.mss as u32 {
                 return Err(FlushReason::MssExceeded);
             }
-            let seq = be32(f, pl4 + 4).unwrap_or(0);
+            let seq = u32::from_be_bytes([tb[4], tb[5], tb[6], tb[7]]);
             if s.seq.wrapping_add(s.payload) != seq {
                 return Err(FlushReason::SeqGap);
             }
