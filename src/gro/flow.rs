@@ -294,9 +294,6 @@ pub(crate) fn can_merge(
             if len == 0 {
                 return Err(FlushReason::PureAck);
             }
-            if flags & TCP_CWR != 0 {
-                return Err(FlushReason::Cwr);
-            }
             // tcp_flag_word: data offset, reserved / AE bits, flags, window.
             let wa = u32::from_be_bytes([ta[12], ta[13], ta[14], ta[15]]);
             let wb = u32::from_be_bytes([tb[12], tb[13], tb[14], tb[15]]);
@@ -304,6 +301,9 @@ pub(crate) fn can_merge(
             if diff != 0 {
                 if diff & 0xF000_0000 != 0 {
                     return Err(FlushReason::OptionsDiffer);
+                }
+                if diff & ((TCP_CWR as u32) << 16) != 0 {
+                    return Err(FlushReason::Cwr);
                 }
                 if diff & 0x0FFF_0000 & !(((TCP_FIN | TCP_PSH) as u32) << 16) != 0 {
                     return Err(FlushReason::FlagsDiffer);
