@@ -181,10 +181,10 @@ proptest! {
         // its checksum was vouched for (Unnecessary/Partial claim it), so only
         // check those built without the mutated frame under CHECKSUM_NONE.
         for e in &h.events {
-            if let Ev::Super { ids, .. } = e {
-                if state == 0 || !ids.contains(&2) {
-                    h.check_super(e);
-                }
+            if let Ev::Super { ids, .. } = e
+                && (state == 0 || !ids.contains(&2))
+            {
+                h.check_super(e);
             }
         }
     }
