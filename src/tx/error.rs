@@ -77,6 +77,9 @@ pub enum TxError {
         /// The length that does not fit.
         length: usize,
     },
+    /// An IPv6 jumbogram (payload length 0) whose Hop-by-Hop header is not the
+    /// lone Jumbo Payload option this crate can drop from the segments.
+    Jumbogram,
     /// Fewer destination buffers than segments.
     TooFewBuffers {
         /// Segments to write.
@@ -149,6 +152,7 @@ impl fmt::Display for TxError {
             TxError::LengthFieldOverflow { length } => {
                 write!(f, "length {length} does not fit its header field")
             }
+            TxError::Jumbogram => write!(f, "IPv6 jumbogram with other Hop-by-Hop options"),
             TxError::TooFewBuffers { needed, given } => {
                 write!(f, "{needed} segments but {given} buffers")
             }

@@ -37,7 +37,8 @@ mod field {
         TOTAL_LEN_OFFSET as IPV4_TOTAL_LEN,
     };
     pub use crate::wire::ipv6::{
-        HEADER_LEN as IPV6_HEADER_LEN, PAYLOAD_LEN_OFFSET as IPV6_PAYLOAD_LEN,
+        HEADER_LEN as IPV6_HEADER_LEN, NEXT_HEADER_OFFSET as IPV6_NEXT_HEADER,
+        PAYLOAD_LEN_OFFSET as IPV6_PAYLOAD_LEN,
     };
     pub use crate::wire::tcp::{
         CHECKSUM_OFFSET as TCP_CSUM, FLAGS_OFFSET as TCP_FLAGS, MIN_HEADER_LEN as TCP_MIN_LEN,
@@ -128,7 +129,14 @@ const TUNNEL: GsoType = GsoType::UDP_TUNNEL
 /// [`segment_one`] and [`segment`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Segments {
+    /// The layers as they appear in every segment (offsets shifted when a
+    /// Jumbo Payload header is dropped).
     layers: Layers,
+    /// Where the super-packet's payload starts.
+    src_payload: usize,
+    /// Offset of the 8-byte IPv6 Hop-by-Hop Jumbo Payload header that the
+    /// segments leave out (`ipv6_hopopt_jumbo_remove`), if any.
+    jumbo: Option<usize>,
     pre: Pre,
     outer: Option<Outer>,
     gso: GsoInfo,
@@ -308,6 +316,31 @@ pub fn plan_tunnel(
     Ok(p)
 }
 
+/// IPv6 payload length 0 with a Hop-by-Hop header means a jumbogram (RFC 2675,
+/// Linux BIG TCP). Segments are small enough for the 16-bit field, so they
+/// leave the 8-byte Jumbo Payload header out, as `ipv6_gso_segment` does with
+/// `ipv6_hopopt_jumbo_remove`: returns the segments' layers and the header's
+/// offset. Any other Hop-by-Hop shape in a jumbogram is refused.
+fn strip_jumbo(frame: &[u8], l: &Layers) -> Result<(Layers, Option<usize>), TxError> {
+    const JUMBO_HDR_LEN: usize = 8;
+    const OPT_JUMBO: u8 = 0xC2;
+    if l.net != Net::Ipv6 || read16(frame, l.l3 + field::IPV6_PAYLOAD_LEN) != 0 {
+        return Ok((*l, None));
+    }
+    let at = l.l3 + field::IPV6_HEADER_LEN;
+    let hbh = frame.get(at..at + 4);
+    let next_is_hbh = frame.get(l.l3 + field::IPV6_NEXT_HEADER) == Some(&0);
+    let lone_jumbo = matches!(hbh, Some(&[_, 0, OPT_JUMBO, 4])) && l.l4 == at + JUMBO_HDR_LEN;
+    if !(next_is_hbh && lone_jumbo) {
+        return Err(TxError::Jumbogram);
+    }
+    let mut out = *l;
+    out.l4 -= JUMBO_HDR_LEN;
+    out.payload -= JUMBO_HDR_LEN;
+    out.end -= JUMBO_HDR_LEN;
+    Ok((out, Some(at)))
+}
+
 /// Length the IP header's length field holds for `l4_len` bytes after it
 /// (IPv4 total length, IPv6 payload length with extension headers).
 const fn ip_len(l: &Layers, l4_len: usize) -> usize {
@@ -365,8 +398,11 @@ fn plan_inner(
     if layers.l4 - layers.l3 < min_l3 || !addrs_in_header {
         return Err(TxError::LayersOutOfOrder);
     }
+    let (out, jumbo) = strip_jumbo(frame, layers)?;
     Ok(Segments {
-        layers: *layers,
+        layers: out,
+        src_payload: layers.payload,
+        jumbo,
         pre: Pre::new(frame, layers, layers.ip_proto),
         outer,
         gso,
@@ -398,9 +434,11 @@ pub fn segment_one(
         available: frame.len(),
     };
     let hdr_len = l.payload;
-    let from = hdr_len + index * plan.gso.gso_size as usize;
-    let (Some(headers), Some(chunk)) = (frame.get(..hdr_len), frame.get(from..from + seg_payload))
-    else {
+    let from = plan.src_payload + index * plan.gso.gso_size as usize;
+    let (Some(headers), Some(chunk)) = (
+        frame.get(..plan.src_payload),
+        frame.get(from..from + seg_payload),
+    ) else {
         return Err(beyond);
     };
     let available = dst.len();
@@ -412,7 +450,7 @@ pub fn segment_one(
         });
     };
     let (dh, dp) = d.split_at_mut(hdr_len);
-    dh.copy_from_slice(headers);
+    copy_headers(dh, headers, plan.jumbo, l.l3);
     let last = index + 1 == plan.count;
     let l4_len = hdr_len - l.l4 + seg_payload;
     if let Some(o) = &plan.outer {
@@ -591,6 +629,27 @@ fn fix_ip(dh: &mut [u8], l: &Layers, pre: &Pre, ids: IdMode, index: usize, l4_le
             write(dh, l.l3 + field::IPV4_CSUM, &c.to_bytes());
         }
         Net::Ipv6 => write(dh, l.l3 + field::IPV6_PAYLOAD_LEN, &len.to_be_bytes()),
+    }
+}
+
+/// Copies the super-packet's headers, leaving out a Jumbo Payload header at
+/// `jumbo` (its next-header value moves into the IPv6 header).
+fn copy_headers(dh: &mut [u8], headers: &[u8], jumbo: Option<usize>, l3: usize) {
+    match jumbo {
+        None => dh.copy_from_slice(headers),
+        Some(at) => {
+            let (a, b) = (headers.get(..at), headers.get(at + 8..));
+            let (da, db) = dh.split_at_mut(at.min(dh.len()));
+            if let (Some(a), Some(b)) = (a, b)
+                && a.len() == da.len()
+                && b.len() == db.len()
+            {
+                da.copy_from_slice(a);
+                db.copy_from_slice(b);
+            }
+            let next = headers.get(at).copied().unwrap_or(0);
+            write(dh, l3 + field::IPV6_NEXT_HEADER, &[next]);
+        }
     }
 }
 
