@@ -72,7 +72,7 @@ fn run(
 ) -> Result<(tx::Segments, Vec<Vec<u8>>), TxError> {
     let layers = wire::parse(sup, LinkType::Ethernet).unwrap();
     let count = gso.segments(layers.payload_len()).max(1);
-    let mut store = vec![vec![0u8; 1600 + 200]; count];
+    let mut store = vec![vec![0u8; 9200]; count];
     let mut refs: Vec<&mut [u8]> = store.iter_mut().map(|v| v.as_mut_slice()).collect();
     let p = tx::segment(sup, &layers, gso, csum, &mut refs)?;
     let out = (0..p.count())
@@ -373,5 +373,63 @@ fn segment_one_bounds() {
     assert_eq!(
         tx::segment_one(&sup, &p, 2, &mut buf),
         Ok(layers.payload + 200)
+    );
+}
+
+/// An IPv6 jumbogram built by hand: Hop-by-Hop with the Jumbo Payload
+/// option (and, with `pad`, a PadN option after it), TCP, `n` payload bytes.
+fn jumbogram(n: usize, pad: bool) -> Vec<u8> {
+    let hbh_len = if pad { 16 } else { 8 };
+    let jumbo_len = (hbh_len + 20 + n) as u32;
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd];
+    f.extend_from_slice(&[0x60, 0, 0, 0, 0, 0, 0, 64]);
+    f.extend_from_slice(&SRC6);
+    f.extend_from_slice(&DST6);
+    f.extend_from_slice(&[6, u8::from(pad), 0xC2, 4]);
+    f.extend_from_slice(&jumbo_len.to_be_bytes());
+    if pad {
+        f.extend_from_slice(&[1, 6, 0, 0, 0, 0, 0, 0]);
+    }
+    let mut tcp = vec![0u8; 20];
+    tcp[0..2].copy_from_slice(&1u16.to_be_bytes());
+    tcp[2..4].copy_from_slice(&2u16.to_be_bytes());
+    tcp[12] = 5 << 4;
+    tcp[13] = 0x18;
+    f.extend_from_slice(&tcp);
+    f.extend_from_slice(&bytes(11, n));
+    f
+}
+
+#[test]
+fn jumbogram_segments_drop_the_jumbo_header() {
+    let f = jumbogram(70_000, false);
+    let layers = wire::parse(&f, LinkType::Ethernet).unwrap();
+    assert_eq!(layers.payload_len(), 70_000);
+    let gso = GsoInfo::new(9000, GsoType::TCPV6);
+    let (p, out) = run(&f, gso, SegmentCsum::Compute).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.count(), 8);
+    assert_eq!(p.header_len(), 14 + 40 + 20);
+    let mut data = Vec::new();
+    for (i, s) in out.iter().enumerate() {
+        assert_eq!(s[14 + 6], 6, "segment {i}: next header is TCP");
+        assert_eq!(verify_frame(s), Verdict::Good, "segment {i}");
+        data.extend_from_slice(&s[74..]);
+    }
+    assert_eq!(data, &f[layers.payload..]);
+}
+
+#[test]
+fn jumbogram_with_other_options_is_refused() {
+    let f = jumbogram(70_000, true);
+    let layers = wire::parse(&f, LinkType::Ethernet).unwrap();
+    assert_eq!(
+        tx::plan(
+            &f,
+            &layers,
+            GsoInfo::new(9000, GsoType::TCPV6),
+            SegmentCsum::Compute
+        )
+        .err(),
+        Some(TxError::Jumbogram)
     );
 }
