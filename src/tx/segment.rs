@@ -151,6 +151,12 @@ impl Segments {
         self.count
     }
 
+    /// The layers as every segment has them (offsets from the segment's start;
+    /// `end` is that of the super-packet less any dropped Jumbo header).
+    pub const fn layers(&self) -> &Layers {
+        &self.layers
+    }
+
     /// Bytes of headers copied into every segment (link + IP + L4 header).
     pub const fn header_len(&self) -> usize {
         self.layers.payload
