@@ -10,8 +10,16 @@
 //!    (`validate_xmit_skb`): offload, CRC offload, fill in software
 //!    ([`fill`]), segment first ([`segment`]) or nothing to do. A `csum_blank`
 //!    packet always leaves filled or offloaded.
-//! 3. [`RingConfig::prep`] (outside the lock) and [`TxRing::xmit`] put the
-//!    packets on the descriptor ring, one doorbell per batch.
+//! 3. A [`TxAction::Segment`] is carried out by [`segment`] (TCP over IPv4/IPv6,
+//!    UDP GSO, IPv6 BIG TCP jumbograms) or [`segment_tunnel`] (VXLAN, GENEVE and
+//!    other UDP tunnels, GRE) into caller buffers; each segment's checksum is
+//!    computed fused with the copy or left `Partial` for the device.
+//! 4. [`RingConfig::prep`] (outside the lock) and [`TxRing::xmit`] put the
+//!    packets on the descriptor ring, one doorbell per batch;
+//!    [`TxRing::complete`] reclaims and wakes the queue.
+//!
+//! Every refusal is a [`TxError`] naming the field or limit; nothing is
+//! written on error.
 #![forbid(unsafe_code)]
 
 mod decide;
