@@ -330,17 +330,14 @@ fn plain_tcp_udp(layers: &Layers, start: usize, offset: usize) -> bool {
 }
 
 /// Start and offset of the transport's own checksum, for a blank packet.
+/// TCP and UDP as `skb_checksum_setup` handles them (the seed is written from
+/// the headers), and SCTP, whose CRC32c ignores the field's old content.
 fn scratch_fill(layers: &Layers) -> Result<Fill, TxError> {
     let (offset, kind) = match layers.transport {
+        Transport::Tcp => (tcp::CHECKSUM_OFFSET, PartialKind::Inet),
+        Transport::Udp => (udp::CHECKSUM_OFFSET, PartialKind::Inet),
         Transport::Sctp => (crate::wire::sctp::CHECKSUM_OFFSET, PartialKind::Crc32c),
-        t => match t.csum_offset() {
-            Some(o) => (o, PartialKind::Inet),
-            None => {
-                return Err(TxError::BlankWithoutChecksumField {
-                    transport: layers.transport,
-                });
-            }
-        },
+        transport => return Err(TxError::BlankWithoutChecksumField { transport }),
     };
     let fill = Fill {
         start: layers.l4,

@@ -31,8 +31,9 @@ pub enum TxError {
         /// End of the packet.
         end: usize,
     },
-    /// A `csum_blank` packet whose transport has no checksum field this crate
-    /// can fill (only TCP, UDP, ICMP, ICMPv6 and SCTP have one).
+    /// A `csum_blank` packet that is not `Partial` and whose transport is not
+    /// TCP, UDP (what `skb_checksum_setup` handles) or SCTP: nothing says
+    /// where or how its checksum is to be filled.
     BlankWithoutChecksumField {
         /// The transport found.
         transport: Transport,

@@ -76,8 +76,7 @@ fn fill_bytes(frame: &mut [u8], layers: &Layers, f: &Fill) -> Result<(), TxError
     if f.from == FillFrom::Scratch {
         // Seed the field as the stack would have for a Partial packet.
         let s = match layers.transport {
-            Transport::Icmp => Sum16::ZERO,
-            Transport::Tcp | Transport::Udp | Transport::Icmpv6 => {
+            Transport::Tcp | Transport::Udp => {
                 let l4_len = end.saturating_sub(f.start);
                 let p = pseudo_sum(pkt, layers, layers.ip_proto, l4_len).ok_or(
                     TxError::LayersBeyondBuffer {
