@@ -16,7 +16,7 @@ use netoffload::wire::{
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
-use wire_gen::Built;
+use wire_gen::{Built, GreSpec};
 
 fn link_of(b: &Built) -> LinkType {
     if b.ethernet {
@@ -153,6 +153,7 @@ fn exercise_views(b: &[u8]) {
     if let Ok(v) = UdpHeader::new_checked(b) {
         assert!(v.length() as usize <= b.len());
     }
+    let _ = UdpHeader::new_checked_header(b).map(|v| v.length());
     let _ = SctpHeader::new_checked(b).map(|v| (v.vtag(), v.crc32c()));
     let _ = IcmpHeader::new_checked(b).map(|v| (v.icmp_type(), v.code(), v.checksum()));
     if let Ok(v) = GreHeader::new_checked(b) {
@@ -422,6 +423,104 @@ proptest! {
         }
         for at in [b.l3, b.l4] {
             exercise_views(&bytes[at.min(bytes.len())..]);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// GRE headers encoded from the RFCs read back field by field; every
+    /// shorter prefix is an error.
+    #[test]
+    fn gre_fields_and_truncation(g in wire_gen::gre(), tail in vec(any::<u8>(), 0..8)) {
+        let mut b = g.encode();
+        let len = b.len();
+        b.extend(tail);
+        let v = GreHeader::new_checked(&b).unwrap();
+        prop_assert_eq!(v.header_len(), len);
+        prop_assert_eq!(v.version() == wire::GreVersion::Enhanced, g.enhanced);
+        prop_assert_eq!(v.protocol(), g.protocol);
+        prop_assert_eq!(v.checksum(), g.checksum.map(u16::to_be_bytes));
+        prop_assert_eq!(v.key(), g.key);
+        prop_assert_eq!(v.sequence(), g.seq);
+        prop_assert_eq!(v.ack(), g.ack);
+        if g.enhanced {
+            prop_assert_eq!(v.payload_length(), g.key.map(|k| (k >> 16) as u16));
+            prop_assert_eq!(v.call_id(), g.key.map(|k| k as u16));
+        }
+        if let Some(at) = v.checksum_offset() {
+            prop_assert_eq!(&b[at..at + 2], &g.checksum.unwrap().to_be_bytes());
+        }
+        for cut in 0..len {
+            prop_assert!(GreHeader::new_checked(&b[..cut]).is_err());
+        }
+        // Rewriting the optional words lands on the same bytes the encoder wrote.
+        let mut m = b.clone();
+        let mut w = GreHeaderMut::new_checked(&mut m).unwrap();
+        let _ = w.set_key(0xA5A5_A5A5);
+        let _ = w.set_sequence(0x5A5A_5A5A);
+        let _ = w.set_ack(0x0F0F_0F0F);
+        let _ = w.set_checksum([0xC3, 0x3C]);
+        let back = GreSpec {
+            checksum: g.checksum.map(|_| 0xC33C),
+            key: g.key.map(|_| 0xA5A5_A5A5),
+            seq: g.seq.map(|_| 0x5A5A_5A5A),
+            ack: g.ack.map(|_| 0x0F0F_0F0F),
+            ..g.clone()
+        };
+        prop_assert_eq!(&m[..len], &back.encode()[..]);
+        prop_assert_eq!(&m[len..], &b[len..]);
+    }
+
+    /// GENEVE headers encoded from RFC 8926 read back, options in order;
+    /// every shorter prefix is an error.
+    #[test]
+    fn geneve_fields_options_and_truncation(g in wire_gen::geneve(), tail in vec(any::<u8>(), 0..8)) {
+        let mut b = g.encode();
+        let len = b.len();
+        b.extend(tail);
+        let v = GeneveHeader::new_checked(&b).unwrap();
+        prop_assert_eq!(v.header_len(), len);
+        prop_assert_eq!((v.is_oam(), v.has_critical_flag()), (g.oam, g.critical));
+        prop_assert_eq!((v.protocol(), v.vni()), (g.protocol, g.vni));
+        let got: Vec<(u16, u8, Vec<u8>)> =
+            v.options().map(|o| (o.class(), o.option_type(), o.data().to_vec())).collect();
+        prop_assert_eq!(&got, &g.options);
+        prop_assert_eq!(
+            v.any_critical_option(),
+            g.options.iter().any(|o| o.1 & 0x80 != 0)
+        );
+        for cut in 0..len {
+            prop_assert!(GeneveHeader::new_checked(&b[..cut]).is_err());
+        }
+        let mut m = b.clone();
+        let mut w = GeneveHeaderMut::new_checked(&mut m).unwrap();
+        w.set_vni(g.vni ^ 0xFF_FFFF);
+        w.set_protocol(!g.protocol);
+        prop_assert_eq!(w.view().vni(), g.vni ^ 0xFF_FFFF);
+        prop_assert_eq!(&m[8..], &b[8..]);
+    }
+
+    /// VXLAN: VNI and reserved bits read back; the I flag is required.
+    #[test]
+    fn vxlan_fields(vni in 0u32..1 << 24, flags in any::<u8>(), r1 in any::<[u8; 3]>(), r2 in any::<u8>()) {
+        let mut b = vec![flags];
+        b.extend(r1);
+        b.extend(&vni.to_be_bytes()[1..]);
+        b.push(r2);
+        match VxlanHeader::new_checked(&b) {
+            Ok(v) => {
+                prop_assert!(flags & 0x08 != 0);
+                prop_assert_eq!(v.vni(), vni);
+                prop_assert_eq!(v.reserved_flags(), flags & !0x08);
+                prop_assert_eq!(v.reserved2(), r2);
+                prop_assert_eq!(v.check_reserved().is_ok(), flags == 0x08 && r2 == 0);
+            }
+            Err(e) => {
+                prop_assert!(flags & 0x08 == 0);
+                prop_assert_eq!(e.field, wire::Field::VxlanFlags);
+            }
         }
     }
 }

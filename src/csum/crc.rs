@@ -10,6 +10,8 @@
 //! the combine and the SIMD kernels' constants are built from, and the public
 //! entry points (which dispatch through `arch`).
 
+#![forbid(unsafe_code)]
+
 use super::arch;
 
 /// Reflected Castagnoli polynomial (`0x1EDC6F41` bit-reversed, without `x^32`).

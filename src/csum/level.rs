@@ -4,6 +4,8 @@
 //! cached in an atomic; tests and benchmarks may force a lower one. A level the
 //! CPU lacks can never be selected, so forcing is always safe.
 
+#![forbid(unsafe_code)]
+
 use core::fmt;
 
 /// Implementation level of the ones-complement sum ([`partial`](super::partial),

@@ -3,6 +3,8 @@
 //! 64-bit accumulators take 32-bit halves of 64-bit loads, so carries are
 //! deferred until the end (no byte loops in the hot path, no adc chains).
 
+#![forbid(unsafe_code)]
+
 use super::Wsum;
 
 /// Folds a 64-bit end-around sum to 32 bits; 0 only when the input is 0.

@@ -74,8 +74,6 @@ pub enum Field {
     GeneveOption,
     /// Number of nested headers (VLAN tags, extension headers, tunnels).
     Nesting,
-    /// GENEVE or GRE protocol type (a setter or a caller rejected it).
-    ProtocolType,
     /// An optional checksum field (GRE with the C bit).
     Checksum,
     /// An optional key field (GRE with the K bit).

@@ -599,3 +599,126 @@ fn ip_headers(l3: &L3) -> (IpHeaders, usize, bool, usize, usize, (usize, bool, b
         }
     }
 }
+
+// ---- tunnel headers (etherparse has none): encoded here straight from the RFCs ----
+
+/// GRE fields to encode (RFC 2784 / 2890 version 0, RFC 2637 version 1).
+#[derive(Clone, Debug)]
+pub struct GreSpec {
+    pub enhanced: bool,
+    pub protocol: u16,
+    pub checksum: Option<u16>,
+    pub key: Option<u32>,
+    pub seq: Option<u32>,
+    pub ack: Option<u32>,
+}
+
+impl GreSpec {
+    /// The header bytes, optional words in RFC order.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut flags: u16 = if self.enhanced { 1 } else { 0 };
+        if self.checksum.is_some() {
+            flags |= 0x8000;
+        }
+        if self.key.is_some() {
+            flags |= 0x2000;
+        }
+        if self.seq.is_some() {
+            flags |= 0x1000;
+        }
+        if self.ack.is_some() {
+            flags |= 0x0080;
+        }
+        let mut b = flags.to_be_bytes().to_vec();
+        b.extend(self.protocol.to_be_bytes());
+        if let Some(c) = self.checksum {
+            b.extend(c.to_be_bytes());
+            b.extend([0, 0]);
+        }
+        for w in [self.key, self.seq, self.ack].into_iter().flatten() {
+            b.extend(w.to_be_bytes());
+        }
+        b
+    }
+}
+
+pub fn gre() -> impl Strategy<Value = GreSpec> {
+    let v0 = (
+        any::<u16>(),
+        proptest::option::of(any::<u16>()),
+        proptest::option::of(any::<u32>()),
+        proptest::option::of(any::<u32>()),
+    )
+        .prop_map(|(protocol, checksum, key, seq)| GreSpec {
+            enhanced: false,
+            protocol,
+            checksum,
+            key,
+            seq,
+            ack: None,
+        });
+    let v1 = (
+        any::<u32>(),
+        proptest::option::of(any::<u32>()),
+        proptest::option::of(any::<u32>()),
+    )
+        .prop_map(|(key, seq, ack)| GreSpec {
+            enhanced: true,
+            protocol: 0x880B,
+            checksum: None,
+            key: Some(key),
+            seq,
+            ack,
+        });
+    prop_oneof![v0, v1]
+}
+
+/// GENEVE fields to encode (RFC 8926).
+#[derive(Clone, Debug)]
+pub struct GeneveSpec {
+    pub oam: bool,
+    pub critical: bool,
+    pub protocol: u16,
+    pub vni: u32,
+    /// (class, type, data) with data a whole number of 4-byte words.
+    pub options: Vec<(u16, u8, Vec<u8>)>,
+}
+
+impl GeneveSpec {
+    pub fn encode(&self) -> Vec<u8> {
+        let words: usize = self.options.iter().map(|o| 1 + o.2.len() / 4).sum();
+        let mut b = vec![
+            words as u8,
+            (self.oam as u8) << 7 | (self.critical as u8) << 6,
+        ];
+        b.extend(self.protocol.to_be_bytes());
+        b.extend(&self.vni.to_be_bytes()[1..]);
+        b.push(0);
+        for (class, ty, data) in &self.options {
+            b.extend(class.to_be_bytes());
+            b.push(*ty);
+            b.push((data.len() / 4) as u8);
+            b.extend(data);
+        }
+        b
+    }
+}
+
+pub fn geneve() -> impl Strategy<Value = GeneveSpec> {
+    let opt = (any::<u16>(), any::<u8>(), 0usize..8, any::<u8>())
+        .prop_map(|(c, t, w, fill)| (c, t, vec![fill; w * 4]));
+    (
+        any::<bool>(),
+        any::<bool>(),
+        any::<u16>(),
+        0u32..1 << 24,
+        vec(opt, 0..7),
+    )
+        .prop_map(|(oam, critical, protocol, vni, options)| GeneveSpec {
+            oam,
+            critical,
+            protocol,
+            vni,
+            options,
+        })
+}

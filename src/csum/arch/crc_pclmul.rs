@@ -26,6 +26,12 @@ pub(super) const fn fold_consts(d: u64) -> (i64, i64) {
     (x_pow(d + 31) as i64, x_pow(d - 33) as i64)
 }
 
+/// Fold distances used here and in `crc_vpclmul`, evaluated at compile time.
+pub(super) const K128: (i64, i64) = fold_consts(128);
+const K1024: (i64, i64) = fold_consts(1024);
+pub(super) const K512: (i64, i64) = fold_consts(512);
+pub(super) const K2048: (i64, i64) = fold_consts(2048);
+
 /// Constants as a vector: `k_H` in the low qword, `k_L` in the high one.
 #[inline]
 #[target_feature(enable = "sse4.2,pclmulqdq")]
@@ -62,7 +68,7 @@ pub(super) fn arr16(c: &[u8]) -> &[u8; 16] {
 #[inline]
 #[target_feature(enable = "sse4.2,pclmulqdq")]
 pub(super) fn finish(mut acc: __m128i, rest: &[u8]) -> u32 {
-    let k128 = consts(fold_consts(128));
+    let k128 = consts(K128);
     let mut c16 = rest.chunks_exact(16);
     for c in &mut c16 {
         acc = _mm_xor_si128(fold(acc, k128), load(arr16(c)));
@@ -80,8 +86,8 @@ pub(super) fn fold_update(reg: u32, data: &[u8]) -> u32 {
     if data.len() < MIN_FOLD {
         return crc_sse42::stream3(reg, data);
     }
-    let k1024 = consts(fold_consts(1024));
-    let k128 = consts(fold_consts(128));
+    let k1024 = consts(K1024);
+    let k128 = consts(K128);
     let mut blocks = data.chunks_exact(128);
     let mut x = [_mm_cvtsi32_si128(0); 8];
     if let Some(first) = blocks.next() {

@@ -10,7 +10,7 @@ use core::arch::x86_64::{
     _mm512_zextsi128_si512,
 };
 
-use super::crc_pclmul::{consts, finish, fold, fold_consts, fold_update as fold_update_128};
+use super::crc_pclmul::{K128, K512, K2048, consts, finish, fold, fold_update as fold_update_128};
 
 /// Shortest buffer folded with 512-bit vectors.
 const MIN_FOLD: usize = 512;
@@ -50,9 +50,9 @@ pub(super) unsafe fn update(reg: u32, data: &[u8]) -> u32 {
     if data.len() < MIN_FOLD {
         return fold_update_128(reg, data);
     }
-    let k2048 = _mm512_broadcast_i32x4(consts(fold_consts(2048)));
-    let k512 = _mm512_broadcast_i32x4(consts(fold_consts(512)));
-    let k128 = consts(fold_consts(128));
+    let k2048 = _mm512_broadcast_i32x4(consts(K2048));
+    let k512 = _mm512_broadcast_i32x4(consts(K512));
+    let k128 = consts(K128);
     let mut blocks = data.chunks_exact(256);
     let mut z = [_mm512_zextsi128_si512(_mm_cvtsi32_si128(0)); 4];
     if let Some(first) = blocks.next() {

@@ -8,8 +8,9 @@
 //! The lane value `Σlo + Σhi` is then the u32 word sum modulo `2^32 - 1`.
 
 use core::arch::x86_64::{
-    __m256i, _mm256_add_epi64, _mm256_loadu_si256, _mm256_setzero_si256, _mm256_slli_epi64,
-    _mm256_srli_epi64, _mm256_storeu_si256, _mm256_sub_epi64,
+    __m256i, _mm256_add_epi64, _mm256_and_si256, _mm256_loadu_si256, _mm256_set1_epi64x,
+    _mm256_setzero_si256, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_storeu_si256,
+    _mm256_sub_epi64,
 };
 
 use crate::csum::scalar::{self, fold64};
@@ -57,24 +58,31 @@ fn store(d: &mut [u8; V], v: __m256i) {
     unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast(), v) }
 }
 
-/// Reduces the lanes to a raw sum (`< 2^37`, zero only if every lane sum is zero).
+/// `(x & 0xFFFF_FFFF) + (x >> 32)` per lane: `< 2^33`, zero only for zero.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn half_fold(x: __m256i) -> __m256i {
+    let m = _mm256_set1_epi64x(0xFFFF_FFFF);
+    _mm256_add_epi64(_mm256_and_si256(x, m), _mm256_srli_epi64::<32>(x))
+}
+
+/// Reduces the lanes to a raw sum: `Σlo` per lane is `b - (a << 32)`, and the
+/// four half-folded vectors add to `< 2^35` per lane (`< 2^37` over the lanes);
+/// zero only if every lane sum is zero.
 #[inline]
 #[target_feature(enable = "avx2")]
 fn reduce(acc: Acc) -> u64 {
     let lo0 = _mm256_sub_epi64(acc.b0, _mm256_slli_epi64::<32>(acc.a0));
     let lo1 = _mm256_sub_epi64(acc.b1, _mm256_slli_epi64::<32>(acc.a1));
-    let mut lanes = [[0u8; V]; 4];
-    for (dst, v) in lanes.iter_mut().zip([lo0, acc.a0, lo1, acc.a1]) {
-        store(dst, v);
-    }
+    let s = _mm256_add_epi64(
+        _mm256_add_epi64(half_fold(lo0), half_fold(acc.a0)),
+        _mm256_add_epi64(half_fold(lo1), half_fold(acc.a1)),
+    );
+    let mut lanes = [0u8; V];
+    store(&mut lanes, s);
     lanes
-        .iter()
-        .flat_map(|l| l.chunks_exact(8))
-        .map(|c| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            fold64(u64::from_ne_bytes(w)) as u64
-        })
+        .chunks_exact(8)
+        .map(|c| u64::from_ne_bytes(*c.first_chunk::<8>().unwrap_or(&[0; 8])))
         .sum()
 }
 

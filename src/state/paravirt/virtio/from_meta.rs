@@ -1,0 +1,152 @@
+//! From a checksum state to the virtio-net header handed to the peer (Linux
+//! `virtio_net_hdr_from_skb`).
+
+use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+
+use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
+use super::to_meta::GsoKind;
+use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
+
+/// Where the frame the peer receives begins, relative to our buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct GuestFrame {
+    /// Offset in our buffer of the peer's first byte (the IP header for an L3 TUN,
+    /// the outer header after decapsulation, 0 for a plain Ethernet tap).
+    pub base: usize,
+    /// Bytes inserted in the peer's copy before `csum_start` (a VLAN tag taken
+    /// from metadata and put back into the frame: Linux's `vlan_hlen`).
+    pub vlan_hlen: usize,
+}
+
+/// A super-packet's segmentation parameters (plain values; the GRO room's
+/// descriptor can be turned into these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SuperPacket {
+    /// Segmentation kind (TCPv4, TCPv6 or UDP_L4; UFO cannot be handed out).
+    pub kind: GsoKind,
+    /// ECN (CWR seen).
+    pub ecn: bool,
+    /// Payload bytes per segment.
+    pub gso_size: u16,
+    /// Header length to replicate (transport offset + L4 header, as newer Linux).
+    pub hdr_len: u16,
+    /// Number of segments merged (written to `csum_start` only with `RSC_INFO`).
+    pub segs: u16,
+}
+
+/// What the peer negotiated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct PeerFeatures {
+    /// The peer understands `DATA_VALID` (Linux's `has_data_valid`).
+    pub data_valid: bool,
+    /// Report coalescing with `RSC_INFO` counts instead of offsets
+    /// (`VIRTIO_NET_F_RSC_EXT`; the peer finds the checksum by parsing).
+    pub rsc_info: bool,
+}
+
+fn to_u16(field: MetaField, value: usize) -> Result<u16, BoundaryError> {
+    u16::try_from(value).map_err(|_| {
+        BoundaryError::new(
+            field,
+            MetaErrorKind::TooLarge {
+                value,
+                max: u16::MAX as usize,
+            },
+        )
+    })
+}
+
+impl VirtioNetHdr {
+    /// The header for a packet handed to the peer, from its metadata, consumed by
+    /// move: the header is derived when the packet leaves, never kept beside it
+    /// (the wireguard-go stale-header bug cannot be written).
+    ///
+    /// - `Partial` (Internet) -> `NEEDS_CSUM` with `csum_start` relative to the
+    ///   peer's frame (`start - base + vlan_hlen`) and `csum_offset` as is.
+    /// - `Unnecessary`, the `DATA_VALID` fact, or a software-verified `Complete`
+    ///   (`CSUM_VALID`) -> `DATA_VALID` when the peer negotiated it. Linux sets it
+    ///   only for `CHECKSUM_UNNECESSARY`; a verified sum is as good.
+    /// - `Complete` not verified and `None` -> no flag (Linux: "everything is
+    ///   zero"; the peer must verify).
+    /// - A super-packet -> `gso_type`, `gso_size`, `hdr_len`; it must be `Partial`.
+    ///
+    /// Refused: a CRC32c `Partial` (virtio cannot ask for CRC32c), a blank field
+    /// without `Partial` offsets, `start` before `base`, offsets above 65535, GSO
+    /// without `Partial`, UFO, `gso_size` 0.
+    pub fn from_meta(
+        meta: CsumMeta,
+        frame: GuestFrame,
+        gso: Option<SuperPacket>,
+        peer: PeerFeatures,
+    ) -> Result<VirtioNetHdr, BoundaryError> {
+        let mut hdr = VirtioNetHdr::ZERO;
+        let flags = meta.flags();
+        match meta.state() {
+            CsumState::Partial {
+                start,
+                offset,
+                kind,
+            } => {
+                if kind == PartialKind::Crc32c {
+                    return Err(BoundaryError::forbidden(
+                        MetaField::State,
+                        Rule::Crc32cNotExpressible,
+                    ));
+                }
+                let rel = start
+                    .checked_sub(frame.base)
+                    .ok_or(BoundaryError::forbidden(
+                        MetaField::FrameBase,
+                        Rule::StartBeforeFrame,
+                    ))?;
+                hdr.flags = VirtioFlags::NEEDS_CSUM;
+                hdr.csum_start = to_u16(MetaField::VirtioCsumStart, rel + frame.vlan_hlen)?;
+                hdr.csum_offset = to_u16(MetaField::VirtioCsumOffset, offset)?;
+            }
+            _ if flags.contains(CsumFlags::CSUM_BLANK) => {
+                return Err(BoundaryError::forbidden(
+                    MetaField::State,
+                    Rule::BlankWithoutOffsets,
+                ));
+            }
+            CsumState::Unnecessary { .. } if peer.data_valid => {
+                hdr.flags = VirtioFlags::DATA_VALID;
+            }
+            _ if peer.data_valid
+                && flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID)) =>
+            {
+                hdr.flags = VirtioFlags::DATA_VALID;
+            }
+            _ => {}
+        }
+        if let Some(sp) = gso {
+            if !hdr.flags.contains(VirtioFlags::NEEDS_CSUM) {
+                return Err(BoundaryError::forbidden(
+                    MetaField::Gso,
+                    Rule::GsoWithoutChecksumState,
+                ));
+            }
+            if sp.kind == GsoKind::Ufo {
+                return Err(BoundaryError::forbidden(
+                    MetaField::Gso,
+                    Rule::GsoTypeNotExpressible,
+                ));
+            }
+            if sp.gso_size == 0 {
+                return Err(BoundaryError::new(MetaField::Gso, MetaErrorKind::Zero));
+            }
+            if sp.ecn && sp.kind == GsoKind::UdpL4 {
+                return Err(BoundaryError::forbidden(MetaField::Gso, Rule::EcnWithUdp));
+            }
+            hdr.gso_type = sp.kind.virtio_type() | if sp.ecn { gso_type::ECN } else { 0 };
+            hdr.gso_size = sp.gso_size;
+            hdr.hdr_len = sp.hdr_len;
+            if peer.rsc_info {
+                hdr.flags |= VirtioFlags::RSC_INFO;
+                hdr.csum_start = sp.segs;
+                hdr.csum_offset = 0;
+            }
+        }
+        Ok(hdr)
+    }
+}

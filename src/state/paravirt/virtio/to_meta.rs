@@ -1,0 +1,501 @@
+//! From a received virtio-net header to a checksum state (Linux
+//! `virtio_net_hdr_to_skb`, plus the `DATA_VALID` handling of the virtio_net
+//! driver's receive path). Every field is checked against the packet.
+
+use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
+use crate::wire::{self, Layers, LinkType, Net, Transport};
+
+use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
+use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
+use crate::state::paravirt::setup::{SeedCheck, SeedSkip, check_seed, checksum_setup};
+
+/// Linux `UDP_MAX_SEGMENTS` (`1 << 7` since 2024; it was 64 before).
+pub const UDP_MAX_SEGMENTS: usize = 128;
+/// Linux `GSO_BY_FRAGS`: a `gso_size` reserved for SCTP inside the kernel.
+pub const GSO_BY_FRAGS: u16 = 0xFFFF;
+
+/// Which side wrote the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// The driver (a guest transmitting, or a TUN user writing): the spec forbids
+    /// `DATA_VALID` and `RSC_INFO` here.
+    FromDriver,
+    /// The device (a host delivering to the guest driver).
+    FromDevice,
+}
+
+/// What a `DATA_VALID` bit is worth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataValidPolicy {
+    /// Read it as `CHECKSUM_UNNECESSARY` level 0 plus the `DATA_VALID` side fact
+    /// (the virtio_net driver's receive path).
+    TrustAsUnnecessary,
+    /// Keep only the `DATA_VALID` side fact; the state stays `None`.
+    TrustAsFlag,
+    /// Drop the claim (Linux tun/tap: `virtio_net_hdr_to_skb` never reads it).
+    Ignore,
+    /// Refuse the packet (a driver must not set it).
+    Refuse,
+}
+
+/// How `hdr_len` is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HdrLenRule {
+    /// A hint: it only has to lie inside the frame (the spec: "must not rely on it").
+    Hint,
+    /// `VIRTIO_NET_F_GUEST_HDRLEN`: it must equal the parsed header length.
+    Exact,
+}
+
+/// What is done with the pseudo-header seed a `NEEDS_CSUM` packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SeedPolicy {
+    /// Compare the field with the parsed pseudo-header seed; refuse a mismatch.
+    Verify,
+    /// Believe it (Linux does; the oracle then cannot vouch for the state).
+    Trust,
+}
+
+/// Everything `to_meta` needs to know about the peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VirtioPolicy {
+    /// Who wrote the header.
+    pub direction: Direction,
+    /// How the frame begins (Ethernet for a NIC / tap, raw IP for an L3 TUN).
+    pub link: LinkType,
+    /// Trust in `DATA_VALID`.
+    pub data_valid: DataValidPolicy,
+    /// `hdr_len` rule.
+    pub hdr_len: HdrLenRule,
+    /// Seed rule.
+    pub seed: SeedPolicy,
+    /// `VIRTIO_NET_F_RSC_EXT` was negotiated.
+    pub rsc_ext: bool,
+}
+
+impl VirtioPolicy {
+    /// A guest's transmit queue seen by the host (vhost / tap backend): strict.
+    pub const GUEST_TX: VirtioPolicy = VirtioPolicy {
+        direction: Direction::FromDriver,
+        link: LinkType::Ethernet,
+        data_valid: DataValidPolicy::Ignore,
+        hdr_len: HdrLenRule::Hint,
+        seed: SeedPolicy::Verify,
+        rsc_ext: false,
+    };
+    /// A device's receive queue seen by the guest driver (`virtio_net` RX path).
+    pub const DRIVER_RX: VirtioPolicy = VirtioPolicy {
+        direction: Direction::FromDevice,
+        link: LinkType::Ethernet,
+        data_valid: DataValidPolicy::TrustAsUnnecessary,
+        hdr_len: HdrLenRule::Hint,
+        seed: SeedPolicy::Verify,
+        rsc_ext: false,
+    };
+}
+
+/// The segmentation a GSO packet asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GsoKind {
+    /// TCP over IPv4.
+    TcpV4,
+    /// TCP over IPv6.
+    TcpV6,
+    /// UDP fragmentation (UFO): IP fragments, `gso_size` counts the UDP header.
+    Ufo,
+    /// UDP segmentation (USO): one UDP datagram per `gso_size` bytes.
+    UdpL4,
+}
+
+impl GsoKind {
+    /// The `gso_type` value without the ECN bit.
+    pub const fn virtio_type(self) -> u8 {
+        match self {
+            GsoKind::TcpV4 => gso_type::TCPV4,
+            GsoKind::TcpV6 => gso_type::TCPV6,
+            GsoKind::Ufo => gso_type::UDP,
+            GsoKind::UdpL4 => gso_type::UDP_L4,
+        }
+    }
+
+    /// Decodes a `gso_type` without the ECN bit.
+    pub const fn from_virtio(raw: u8) -> Option<GsoKind> {
+        match raw {
+            gso_type::TCPV4 => Some(GsoKind::TcpV4),
+            gso_type::TCPV6 => Some(GsoKind::TcpV6),
+            gso_type::UDP => Some(GsoKind::Ufo),
+            gso_type::UDP_L4 => Some(GsoKind::UdpL4),
+            _ => None,
+        }
+    }
+
+    /// The GSO kind the parsed packet would need (`None` when it cannot be GSO).
+    pub const fn for_layers(layers: &Layers) -> Option<GsoKind> {
+        match (layers.net, layers.transport) {
+            (Net::Ipv4, Transport::Tcp) => Some(GsoKind::TcpV4),
+            (Net::Ipv6, Transport::Tcp) => Some(GsoKind::TcpV6),
+            (_, Transport::Udp) => Some(GsoKind::UdpL4),
+            _ => None,
+        }
+    }
+
+    const fn matches(self, layers: &Layers) -> bool {
+        matches!(
+            (self, layers.net, layers.transport),
+            (GsoKind::TcpV4, Net::Ipv4, Transport::Tcp)
+                | (GsoKind::TcpV6, Net::Ipv6, Transport::Tcp)
+                | (GsoKind::Ufo | GsoKind::UdpL4, _, Transport::Udp)
+        )
+    }
+}
+
+/// Checked segmentation parameters of a GSO packet (Linux marks it `SKB_GSO_DODGY`:
+/// the header was checked here, the segment count recomputed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GsoParams {
+    /// Segmentation kind.
+    pub kind: GsoKind,
+    /// ECN: replicate CWR on the first segment only.
+    pub ecn: bool,
+    /// Payload bytes per segment.
+    pub gso_size: u16,
+    /// The parsed header length (the guest's `hdr_len` is only a hint).
+    pub hdr_len: usize,
+    /// Segments the payload makes (computed, never read from the peer).
+    pub segs: usize,
+}
+
+/// The GSO outcome of a received header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GsoOutcome {
+    /// No GSO type.
+    NotGso,
+    /// A GSO type on a packet whose payload fits one segment: Linux drops the
+    /// GSO request ("too small packets are not really GSO ones").
+    FitsOneSegment,
+    /// Segment it.
+    Segment(GsoParams),
+}
+
+/// `RSC_INFO` counts (device to driver, with `VIRTIO_NET_F_RSC_EXT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RscInfo {
+    /// Number of coalesced segments (`csum_start`).
+    pub segments: u16,
+    /// Number of duplicate ACKs (`csum_offset`).
+    pub dup_acks: u16,
+}
+
+/// What a checked header says about its packet.
+#[derive(Debug, PartialEq, Eq)]
+#[must_use]
+pub struct Inbound {
+    /// The checksum metadata (consume it by move into the next transition).
+    pub meta: CsumMeta,
+    /// Segmentation.
+    pub gso: GsoOutcome,
+    /// What was done about the seed of a `Partial`.
+    pub seed: Option<SeedCheck>,
+    /// `RSC_INFO` counts.
+    pub rsc: Option<RscInfo>,
+}
+
+fn partial_meta(start: usize, offset: usize) -> CsumMeta {
+    // A Partial from the peer is its own locally generated data: the field is
+    // blank (to be filled) and the data is as good as the peer made it.
+    CsumMeta::new(
+        CsumState::Partial {
+            start,
+            offset,
+            kind: PartialKind::Inet,
+        },
+        CsumFlags::CSUM_BLANK.union(CsumFlags::DATA_VALID),
+    )
+    .unwrap_or(CsumMeta::NONE)
+}
+
+fn data_valid_meta(policy: DataValidPolicy) -> Result<CsumMeta, BoundaryError> {
+    Ok(match policy {
+        DataValidPolicy::TrustAsUnnecessary => CsumMeta::new(
+            CsumState::Unnecessary {
+                level: CsumLevel::L0,
+            },
+            CsumFlags::DATA_VALID,
+        )
+        .unwrap_or(CsumMeta::NONE),
+        DataValidPolicy::TrustAsFlag => {
+            CsumMeta::new(CsumState::None, CsumFlags::DATA_VALID).unwrap_or(CsumMeta::NONE)
+        }
+        DataValidPolicy::Ignore => CsumMeta::NONE,
+        DataValidPolicy::Refuse => {
+            return Err(BoundaryError::forbidden(
+                MetaField::VirtioFlags,
+                Rule::DataValidOnTransmit,
+            ));
+        }
+    })
+}
+
+/// Checks `NEEDS_CSUM` offsets; returns the seed outcome.
+fn check_partial(
+    frame: &[u8],
+    parsed: &Result<Layers, wire::ParseError>,
+    start: usize,
+    offset: usize,
+    seed: SeedPolicy,
+) -> Result<SeedCheck, BoundaryError> {
+    let limit = match parsed {
+        Ok(l) => l.end,
+        Err(_) => frame.len(),
+    };
+    if start >= limit {
+        return Err(BoundaryError::out_of_packet(
+            MetaField::VirtioCsumStart,
+            start,
+            limit,
+        ));
+    }
+    if start + offset + 2 > limit {
+        return Err(BoundaryError::out_of_packet(
+            MetaField::VirtioCsumOffset,
+            start + offset + 2,
+            limit,
+        ));
+    }
+    let Ok(l) = parsed else {
+        return Ok(SeedCheck::Skipped(SeedSkip::Unparsed));
+    };
+    if start < l.l4 {
+        return Err(BoundaryError::forbidden(
+            MetaField::VirtioCsumStart,
+            Rule::StartBeforeTransport,
+        ));
+    }
+    if start > l.l4 {
+        return Ok(SeedCheck::Skipped(SeedSkip::StartNotAtTransport));
+    }
+    if l.fragment.is_fragment {
+        return Err(BoundaryError::forbidden(
+            MetaField::VirtioCsumStart,
+            Rule::GsoOnFragment,
+        ));
+    }
+    let expected = match l.transport {
+        Transport::Tcp => 16,
+        Transport::Udp => 6,
+        Transport::Icmp | Transport::Icmpv6 => 2,
+        Transport::Sctp => {
+            return Err(BoundaryError::forbidden(
+                MetaField::VirtioCsumOffset,
+                Rule::SctpNeedsCrc32c,
+            ));
+        }
+        _ => return Ok(SeedCheck::Skipped(SeedSkip::UnknownTransport)),
+    };
+    if offset != expected {
+        return Err(BoundaryError::mismatch(
+            MetaField::VirtioCsumOffset,
+            expected as u64,
+            offset as u64,
+        ));
+    }
+    match seed {
+        SeedPolicy::Verify => check_seed(frame, l, start, offset),
+        SeedPolicy::Trust => Ok(SeedCheck::Skipped(SeedSkip::PolicyTrust)),
+    }
+}
+
+fn check_gso(
+    hdr: &VirtioNetHdr,
+    kind: GsoKind,
+    ecn: bool,
+    parsed: &Result<Layers, wire::ParseError>,
+    policy: &VirtioPolicy,
+    rsc: bool,
+) -> Result<GsoOutcome, BoundaryError> {
+    let l = match parsed {
+        Ok(l) => l,
+        Err(e) => return Err(BoundaryError::from(*e)),
+    };
+    if l.fragment.is_fragment {
+        return Err(BoundaryError::forbidden(
+            MetaField::VirtioGsoType,
+            Rule::GsoOnFragment,
+        ));
+    }
+    if !kind.matches(l) {
+        let expected = GsoKind::for_layers(l).map_or(0, GsoKind::virtio_type);
+        return Err(BoundaryError::mismatch(
+            MetaField::VirtioGsoType,
+            expected as u64,
+            hdr.gso_type as u64,
+        ));
+    }
+    if !rsc && hdr.csum_start as usize != l.l4 {
+        return Err(BoundaryError::forbidden(
+            MetaField::VirtioCsumStart,
+            Rule::GsoStartNotTransport,
+        ));
+    }
+    if policy.hdr_len == HdrLenRule::Exact && hdr.hdr_len as usize != l.payload {
+        return Err(BoundaryError::mismatch(
+            MetaField::VirtioHdrLen,
+            l.payload as u64,
+            hdr.hdr_len as u64,
+        ));
+    }
+    let gso_size = hdr.gso_size as usize;
+    let payload = match kind {
+        GsoKind::Ufo => l.end - l.l4,
+        _ => l.payload_len(),
+    };
+    if kind == GsoKind::UdpL4 && payload > gso_size * UDP_MAX_SEGMENTS {
+        return Err(BoundaryError::forbidden(
+            MetaField::VirtioGsoSize,
+            Rule::TooManySegments,
+        ));
+    }
+    if payload <= gso_size {
+        return Ok(GsoOutcome::FitsOneSegment);
+    }
+    Ok(GsoOutcome::Segment(GsoParams {
+        kind,
+        ecn,
+        gso_size: hdr.gso_size,
+        hdr_len: l.payload,
+        segs: payload.div_ceil(gso_size),
+    }))
+}
+
+impl VirtioNetHdr {
+    /// Checks this header against its frame and returns the packet's checksum
+    /// metadata and segmentation (Linux `virtio_net_hdr_to_skb`).
+    ///
+    /// Refused with a typed error naming the field: `RSC_INFO` from a driver or
+    /// not negotiated; an unknown GSO type, ECN on UDP, `gso_size` 0 or
+    /// `GSO_BY_FRAGS`; GSO without `NEEDS_CSUM`; `hdr_len` beyond the frame;
+    /// `csum_start` or `csum_start + csum_offset + 2` beyond the packet (its IP
+    /// length, so Ethernet padding is never summed); `csum_start` before the
+    /// transport header; `csum_offset` other than the parsed protocol's (16 TCP,
+    /// 6 UDP); a field that is not the pseudo-header seed (policy `Verify`); a
+    /// GSO type that does not match the parsed L3/L4 (the protocol-mismatch
+    /// checks syzbot drove into Linux); GSO on a fragment; GSO with `csum_start`
+    /// not at the transport header; `UDP_L4` with more than 128 segments.
+    pub fn to_meta(&self, frame: &[u8], policy: &VirtioPolicy) -> Result<Inbound, BoundaryError> {
+        let flags = self.flags;
+        let needs_csum = flags.contains(VirtioFlags::NEEDS_CSUM);
+        let rsc = flags.contains(VirtioFlags::RSC_INFO);
+        if rsc {
+            if policy.direction == Direction::FromDriver {
+                return Err(BoundaryError::forbidden(
+                    MetaField::VirtioFlags,
+                    Rule::RscInfoOnTransmit,
+                ));
+            }
+            if !policy.rsc_ext {
+                return Err(BoundaryError::forbidden(
+                    MetaField::VirtioFlags,
+                    Rule::RscInfoNotNegotiated,
+                ));
+            }
+        }
+        if flags.contains(VirtioFlags::DATA_VALID)
+            && policy.direction == Direction::FromDriver
+            && policy.data_valid == DataValidPolicy::Refuse
+        {
+            return Err(BoundaryError::forbidden(
+                MetaField::VirtioFlags,
+                Rule::DataValidOnTransmit,
+            ));
+        }
+        // GSO header fields first, as Linux does, before any packet work.
+        let gso = if self.gso_type == gso_type::NONE {
+            None
+        } else {
+            let kind = GsoKind::from_virtio(self.gso_type & !gso_type::ECN).ok_or(
+                BoundaryError::unsupported(MetaField::VirtioGsoType, self.gso_type as u64),
+            )?;
+            let ecn = self.gso_type & gso_type::ECN != 0;
+            if ecn && matches!(kind, GsoKind::Ufo | GsoKind::UdpL4) {
+                return Err(BoundaryError::forbidden(
+                    MetaField::VirtioGsoType,
+                    Rule::EcnWithUdp,
+                ));
+            }
+            if self.gso_size == 0 {
+                return Err(BoundaryError::new(
+                    MetaField::VirtioGsoSize,
+                    MetaErrorKind::Zero,
+                ));
+            }
+            if self.gso_size == GSO_BY_FRAGS {
+                return Err(BoundaryError::new(
+                    MetaField::VirtioGsoSize,
+                    MetaErrorKind::TooLarge {
+                        value: GSO_BY_FRAGS as usize,
+                        max: GSO_BY_FRAGS as usize - 1,
+                    },
+                ));
+            }
+            if !needs_csum {
+                return Err(BoundaryError::forbidden(
+                    MetaField::VirtioFlags,
+                    Rule::GsoWithoutNeedsCsum,
+                ));
+            }
+            Some((kind, ecn))
+        };
+        if self.hdr_len as usize > frame.len() {
+            return Err(BoundaryError::out_of_packet(
+                MetaField::VirtioHdrLen,
+                self.hdr_len as usize,
+                frame.len(),
+            ));
+        }
+        let parsed = wire::parse(frame, policy.link);
+
+        let mut seed = None;
+        let mut rsc_info = None;
+        let meta = if rsc {
+            rsc_info = Some(RscInfo {
+                segments: self.csum_start,
+                dup_acks: self.csum_offset,
+            });
+            if needs_csum {
+                // The offsets hold counts: find the checksum by parsing.
+                let setup = checksum_setup(frame, policy.link)?;
+                seed = Some(match policy.seed {
+                    SeedPolicy::Verify => {
+                        check_seed(frame, &setup.layers, setup.start, setup.offset)?
+                    }
+                    SeedPolicy::Trust => SeedCheck::Skipped(SeedSkip::PolicyTrust),
+                });
+                partial_meta(setup.start, setup.offset)
+            } else if flags.contains(VirtioFlags::DATA_VALID) {
+                data_valid_meta(policy.data_valid)?
+            } else {
+                CsumMeta::NONE
+            }
+        } else if needs_csum {
+            let start = self.csum_start as usize;
+            let offset = self.csum_offset as usize;
+            seed = Some(check_partial(frame, &parsed, start, offset, policy.seed)?);
+            partial_meta(start, offset)
+        } else if flags.contains(VirtioFlags::DATA_VALID) {
+            data_valid_meta(policy.data_valid)?
+        } else {
+            CsumMeta::NONE
+        };
+
+        let gso = match gso {
+            None => GsoOutcome::NotGso,
+            Some((kind, ecn)) => check_gso(self, kind, ecn, &parsed, policy, rsc)?,
+        };
+        Ok(Inbound {
+            meta,
+            gso,
+            seed,
+            rsc: rsc_info,
+        })
+    }
+}
