@@ -249,9 +249,7 @@ fn config_errors() {
 #[test]
 fn contexts_come_from_transmit_decisions() {
     use netoffload::state::PartialKind;
-    use netoffload::tx::{
-        DoneReason, Fill, FillFrom, FillReason, GsoInfo, GsoType, OffloadReason, TxAction,
-    };
+    use netoffload::tx::{DoneReason, Fill, FillReason, GsoInfo, GsoType, OffloadReason, TxAction};
     let tso = TxAction::Offload {
         start: 34,
         offset: 16,
@@ -283,7 +281,6 @@ fn contexts_come_from_transmit_decisions() {
         start: 34,
         offset: 16,
         kind: PartialKind::Inet,
-        from: FillFrom::Seed,
         reason: FillReason::NoChecksumFeature,
     });
     assert_eq!(TxContext::from_action(&filled, None), None);

@@ -1,11 +1,13 @@
 //! Software segmentation: GRO super-packets re-split byte for byte, Partial
 //! segments finished by a (naive) device, UDP GSO, flags, and bad input.
+mod support;
 mod tx_support;
 
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use netoffload::tx::{self, GsoInfo, GsoType, SegmentCsum, TxError};
 use netoffload::wire::{self, LinkType};
 use proptest::prelude::*;
+use support::oracle::{self, Link, View};
 use tx_support::*;
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
@@ -100,6 +102,7 @@ proptest! {
         prop_assert_eq!(p.state(), CsumState::None);
         for (i, (got, want)) in out.iter().zip(&t.segs).enumerate() {
             prop_assert_eq!(got, want, "segment {}", i);
+            prop_assert!(oracle::all_correct(got, Link::Ethernet), "oracle: segment {}", i);
         }
     }
 
@@ -115,7 +118,11 @@ proptest! {
         let (p, out) = run(&sup, t.gso, SegmentCsum::Partial).unwrap();
         let CsumState::Partial { start, offset, kind } = p.state() else { panic!("not partial") };
         prop_assert_eq!(kind, PartialKind::Inet);
+        let meta = p.meta_for_segment(&netoffload::state::CsumMeta::from_state(p.state()));
         for (mut got, want) in out.into_iter().zip(&t.segs) {
+            // The shared oracle: the Partial state is sound for the segment as written.
+            let view = View { bytes: &got, link: Link::Ethernet, cur: 0, levels_from: 0, l4: start };
+            prop_assert_eq!(oracle::check(&view, &meta), Ok(()));
             let end = got.len();
             device_fill(&mut got, start, offset, end);
             prop_assert_eq!(&got, want);

@@ -1,11 +1,13 @@
 //! Tunnelled segmentation (VXLAN, GENEVE, GRE; outer IPv4/IPv6; outer checksum
 //! on or off): a super-packet built from N tunnelled segments the way GRO
 //! leaves it re-splits into the originals byte for byte.
+mod support;
 mod tx_support;
 
 use netoffload::tx::{self, GsoInfo, GsoType, SegmentCsum, TunnelField, TxError};
 use netoffload::wire::{self, LinkType, consts::ethertype};
 use proptest::prelude::*;
+use support::oracle::{self, Link, View};
 use tx_support::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,6 +233,8 @@ proptest! {
         prop_assert_eq!(p.count(), n);
         for (i, (got, want)) in out.iter().zip(&c.originals).enumerate() {
             prop_assert_eq!(got, want, "segment {}", i);
+            // The shared oracle walks the tunnel: outer UDP/GRE and inner TCP checksums.
+            prop_assert!(oracle::all_correct(got, Link::Ethernet), "oracle: segment {}", i);
         }
     }
 
@@ -247,7 +251,10 @@ proptest! {
         let netoffload::state::CsumState::Partial { start, offset, .. } = p.state() else {
             panic!("not partial")
         };
+        let meta = netoffload::state::CsumMeta::from_state(p.state());
         for (mut got, want) in out.into_iter().zip(&c.originals) {
+            let view = View { bytes: &got, link: Link::Ethernet, cur: 0, levels_from: 0, l4: start };
+            prop_assert_eq!(oracle::check(&view, &meta), Ok(()));
             let end = got.len();
             device_fill(&mut got, start, offset, end);
             prop_assert_eq!(&got, want);

@@ -60,21 +60,6 @@ pub enum FillReason {
     Ipv6ExtensionHeaders,
     /// A CRC32c Partial and no `SCTP_CRC` (`skb_crc32c_csum_help`).
     NoSctpCrc,
-    /// A `csum_blank` packet that is not `Partial`: its field is not seeded,
-    /// so it is computed from scratch rather than offloaded (Xen netback's
-    /// `skb_checksum_setup` + fill).
-    BlankNotPartial,
-}
-
-/// Where a software fill starts from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FillFrom {
-    /// The field holds the pseudo-header seed (`CHECKSUM_PARTIAL` convention):
-    /// sum from `start`, fold, store (`skb_checksum_help`).
-    Seed,
-    /// The field holds nothing usable: write the seed from the headers first
-    /// (or zero it for ICMP and SCTP), then fill.
-    Scratch,
 }
 
 /// A software fill to do now (see [`fill`](super::fill)).
@@ -86,8 +71,6 @@ pub struct Fill {
     pub offset: usize,
     /// Internet checksum or CRC32c.
     pub kind: PartialKind,
-    /// Seeded or from scratch.
-    pub from: FillFrom,
     /// Why software does it.
     pub reason: FillReason,
 }
@@ -185,8 +168,8 @@ pub enum TxAction {
 /// `validate_xmit_skb` with `netif_skb_features` and `skb_csum_hwoffload_help`).
 ///
 /// `layers` are the packet's outer layers; `gso` is `Some` for a super-packet.
-/// A `csum_blank` packet never gets [`TxAction::AlreadyComplete`]: it leaves
-/// offloaded or filled.
+/// A `csum_blank` packet (always `Partial`: `CsumMeta` refuses anything else)
+/// never gets [`TxAction::AlreadyComplete`]: it leaves offloaded or filled.
 pub fn decide(
     meta: &CsumMeta,
     layers: &Layers,
@@ -210,13 +193,9 @@ pub fn decide(
             check_partial(layers, start, offset, kind)?;
             Ok(decide_partial(layers, start, offset, kind, features))
         }
-        CsumState::None | CsumState::Unnecessary { .. } if meta.is_blank() => {
-            scratch_fill(layers).map(TxAction::FillSoftware)
-        }
         CsumState::None | CsumState::Unnecessary { .. } => Ok(TxAction::AlreadyComplete {
             reason: DoneReason::NothingPending,
         }),
-        // `CsumMeta::new` refuses CSUM_BLANK with Complete.
         CsumState::Complete { .. } => Ok(TxAction::AlreadyComplete {
             reason: DoneReason::CompleteIsNone,
         }),
@@ -276,7 +255,6 @@ fn decide_partial(
             start,
             offset,
             kind,
-            from: FillFrom::Seed,
             reason,
         })
     };
@@ -327,27 +305,6 @@ fn plain_tcp_udp(layers: &Layers, start: usize, offset: usize) -> bool {
             (layers.transport, offset),
             (Transport::Tcp, tcp::CHECKSUM_OFFSET) | (Transport::Udp, udp::CHECKSUM_OFFSET)
         )
-}
-
-/// Start and offset of the transport's own checksum, for a blank packet.
-/// TCP and UDP as `skb_checksum_setup` handles them (the seed is written from
-/// the headers), and SCTP, whose CRC32c ignores the field's old content.
-fn scratch_fill(layers: &Layers) -> Result<Fill, TxError> {
-    let (offset, kind) = match layers.transport {
-        Transport::Tcp => (tcp::CHECKSUM_OFFSET, PartialKind::Inet),
-        Transport::Udp => (udp::CHECKSUM_OFFSET, PartialKind::Inet),
-        Transport::Sctp => (crate::wire::sctp::CHECKSUM_OFFSET, PartialKind::Crc32c),
-        transport => return Err(TxError::BlankWithoutChecksumField { transport }),
-    };
-    let fill = Fill {
-        start: layers.l4,
-        offset,
-        kind,
-        from: FillFrom::Scratch,
-        reason: FillReason::BlankNotPartial,
-    };
-    check_partial(layers, fill.start, fill.offset, fill.kind)?;
-    Ok(fill)
 }
 
 /// Checks the request against the packet (the shape `segment` also needs).

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::gso::GsoType;
-use crate::state::CsumMeta;
+use crate::state::{CsumMeta, StateError};
 use crate::wire::{Net, Transport};
 
 /// A refused transmit request: the field or limit at fault. Nothing was written.
@@ -30,13 +30,6 @@ pub enum TxError {
         offset: usize,
         /// End of the packet.
         end: usize,
-    },
-    /// A `csum_blank` packet that is not `Partial` and whose transport is not
-    /// TCP, UDP (what `skb_checksum_setup` handles) or SCTP: nothing says
-    /// where or how its checksum is to be filled.
-    BlankWithoutChecksumField {
-        /// The transport found.
-        transport: Transport,
     },
     /// `gso_size` 0 with a segmentation type.
     GsoSizeZero,
@@ -104,6 +97,11 @@ pub enum TxError {
         /// Segments the packet makes.
         count: usize,
     },
+    /// The state room's fill refused (its error names the span).
+    Fill {
+        /// Why.
+        error: StateError,
+    },
     /// An action that is not a software fill was passed to [`fill`](super::fill).
     NotAFill,
 }
@@ -119,12 +117,6 @@ impl fmt::Display for TxError {
                 f,
                 "csum_start {start} + csum_offset {offset} outside the packet (end {end})"
             ),
-            TxError::BlankWithoutChecksumField { transport } => {
-                write!(
-                    f,
-                    "csum_blank packet but {transport:?} has no checksum field"
-                )
-            }
             TxError::GsoSizeZero => write!(f, "gso_size 0 with a gso type"),
             TxError::GsoSizeBeyondPayload { gso_size, payload } => {
                 write!(
@@ -168,6 +160,7 @@ impl fmt::Display for TxError {
             TxError::SegmentIndexOutOfRange { index, count } => {
                 write!(f, "segment {index} of {count}")
             }
+            TxError::Fill { error } => write!(f, "fill refused: {error}"),
             TxError::NotAFill => write!(f, "the action is not a software fill"),
         }
     }

@@ -32,8 +32,8 @@ mod pseudo;
 mod segment;
 
 pub use decide::{
-    CrcReason, Device, DoneReason, Fill, FillFrom, FillReason, OffloadReason, SegmentCsum,
-    SegmentReason, TxAction, decide,
+    CrcReason, Device, DoneReason, Fill, FillReason, OffloadReason, SegmentCsum, SegmentReason,
+    TxAction, decide,
 };
 pub use error::{TunnelField, TxError, TxRefusal};
 pub use features::{Features, FixedFeatures};
