@@ -78,7 +78,7 @@ proptest! {
     fn no_panic_anywhere(
         mut frame in prop::collection::vec(any::<u8>(), 0..400),
         layers in any_layers(), inner in any_layers(), meta in any_meta(),
-        gso_size in any::<u16>(), gso_bits in any::<u16>(), feat in any::<u32>(),
+        gso_size in any::<u16>(), gso_bits in any::<u32>(), feat in any::<u32>(),
         fill_start in offset(), fill_off in offset(), crc in any::<bool>(),
     ) {
         let gso = GsoInfo::new(gso_size, GsoType::from_bits_truncate(gso_bits));
@@ -121,7 +121,7 @@ proptest! {
     #[test]
     fn no_panic_on_nudged_layers(
         which in 0usize..6, delta in -80isize..80, cut in 0usize..400, gso_size in 0u16..400,
-        gso_bits in any::<u16>(), udp in any::<bool>(), meta in any_meta(), feat in any::<u32>(),
+        gso_bits in any::<u32>(), udp in any::<bool>(), meta in any_meta(), feat in any::<u32>(),
     ) {
         let mut frame = real_tcp();
         let mut l = netoffload::wire::parse(&frame, LinkType::Ethernet).unwrap();

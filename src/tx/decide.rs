@@ -4,7 +4,7 @@
 
 use super::error::TxError;
 use super::features::Features;
-use super::gso::{GsoInfo, GsoLimits, GsoType};
+use super::gso::{GsoInfo, GsoLimits, GsoType, TUNNEL, required_features};
 use crate::state::{CsumMeta, CsumState, PartialKind};
 use crate::wire::{Layers, Net, Transport};
 
@@ -318,10 +318,16 @@ pub(crate) fn check_gso_shape(layers: &Layers, gso: GsoInfo) -> Result<(), TxErr
     if gso.gso_size == 0 {
         return Err(TxError::GsoSizeZero);
     }
-    let tunnel = GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM | GsoType::GRE | GsoType::GRE_CSUM;
-    if t.intersects(tunnel) {
+    if t.intersects(TUNNEL) {
         let outer_ok = if t.intersects(GsoType::GRE | GsoType::GRE_CSUM) {
             layers.transport == Transport::Gre
+        } else if t.intersects(GsoType::IPXIP4 | GsoType::IPXIP6) {
+            let net_ok = if t.contains(GsoType::IPXIP6) {
+                layers.net == Net::Ipv6
+            } else {
+                layers.net == Net::Ipv4
+            };
+            net_ok && matches!(layers.transport, Transport::Ipip | Transport::Ipv6InIp)
         } else {
             layers.transport == Transport::Udp
         };
@@ -333,7 +339,11 @@ pub(crate) fn check_gso_shape(layers: &Layers, gso: GsoInfo) -> Result<(), TxErr
     } else if inner == GsoType::TCPV6 {
         layers.net == Net::Ipv6 && layers.transport == Transport::Tcp
     } else if inner == GsoType::UDP_L4 {
-        layers.transport == Transport::Udp && !t.intersects(GsoType::TCP_ECN | GsoType::TCP_FIXEDID)
+        let tcp_only = GsoType::TCP_ECN
+            .union(GsoType::TCP_ACCECN)
+            .union(GsoType::TCP_FIXEDID)
+            .union(GsoType::TCP_FIXEDID_INNER);
+        layers.transport == Transport::Udp && !t.intersects(tcp_only)
     } else {
         false
     };
@@ -358,8 +368,7 @@ fn decide_gso(
     // Per-segment checksum: what the device could do with one plain segment.
     // Inside a tunnel the inner checksum is not at the outer transport header:
     // only HW_CSUM can finish it.
-    let tunnel = GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM | GsoType::GRE | GsoType::GRE_CSUM;
-    let offloadable = if gso.gso_type.intersects(tunnel) {
+    let offloadable = if gso.gso_type.intersects(TUNNEL) {
         features.contains(Features::HW_CSUM)
     } else {
         plain_offloadable(layers, features)
@@ -388,7 +397,7 @@ fn decide_gso(
     if !features.can_checksum(layers.net) {
         return Ok(segment(SegmentReason::ChecksumNotOffloadable));
     }
-    let missing = gso.gso_type.required_features().difference(features);
+    let missing = required_features(gso.gso_type).difference(features);
     if !missing.is_empty() {
         return Ok(segment(SegmentReason::MissingFeatures { missing }));
     }

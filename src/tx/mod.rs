@@ -38,7 +38,7 @@ pub use decide::{
 pub use error::{TunnelField, TxError, TxRefusal};
 pub use features::{Features, FixedFeatures};
 pub use fill::fill;
-pub use gso::{GsoInfo, GsoLimits, GsoType};
+pub use gso::{GsoInfo, GsoLimits, GsoType, required_features};
 pub use planner::{
     BatchEnd, BatchReport, Completion, PlanError, Prepared, QueueState, RingConfig, RingStats,
     TxContext, TxRing, WakeOutcome,

@@ -11,10 +11,11 @@
 //! ([`csum::partial_copy`]). Segmenting a GRO super-packet as `tcp_gro_complete`
 //! leaves it gives back the original segments byte for byte.
 //!
-//! Tunnelled super-packets (VXLAN, GENEVE and other UDP tunnels, GRE;
-//! `skb_udp_tunnel_segment`, `gre_gso_segment`) go through [`plan_tunnel`]:
-//! the outer IP header is fixed like the inner one (its IPv4 ID always
-//! increments), the outer UDP length is set, and the outer UDP checksum
+//! Tunnelled super-packets (VXLAN, GENEVE and other UDP tunnels, GRE, IP in
+//! IP; `skb_udp_tunnel_segment`, `gre_gso_segment`, `ipip_gso_segment`) go
+//! through [`plan_tunnel`]: the outer IP header is fixed like the inner one
+//! (outer IPv4 IDs per `TCP_FIXEDID`, inner per `TCP_FIXEDID_INNER`, as
+//! mainline splits them), the outer UDP length is set, and the outer UDP checksum
 //! (`UDP_TUNNEL_CSUM`) or GRE checksum (`GRE_CSUM`) is computed from the
 //! headers alone, local-checksum-offload style (`lco_csum`): a finished inner
 //! segment sums to the complement of its pseudo-header, so the payload is
@@ -23,7 +24,7 @@
 use super::decide::{SegmentCsum, check_gso_shape, check_layers};
 use super::error::TunnelField;
 use super::error::TxError;
-use super::gso::{GsoInfo, GsoType};
+use super::gso::{GsoInfo, GsoType, TUNNEL};
 use super::pseudo::{pseudo_sum, seed};
 use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
@@ -117,12 +118,9 @@ enum OuterCsum {
     GreNone,
     /// GRE with its checksum (`GRE_CSUM`).
     Gre,
+    /// IP in IP: no outer transport header (`IPXIP4`, `IPXIP6`).
+    None,
 }
-
-const TUNNEL: GsoType = GsoType::UDP_TUNNEL
-    .union(GsoType::UDP_TUNNEL_CSUM)
-    .union(GsoType::GRE)
-    .union(GsoType::GRE_CSUM);
 
 /// The plan of one segmentation: how many segments, how long each is, and
 /// what checksum state each leaves with. Made by [`plan`], used by
@@ -258,13 +256,12 @@ pub fn plan_tunnel(
     let t = gso.gso_type;
     let udp = t.intersects(GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM);
     let gre = t.intersects(GsoType::GRE | GsoType::GRE_CSUM);
+    let ipip = t.intersects(GsoType::IPXIP4 | GsoType::IPXIP6);
     let mismatch = |field| Err(TxError::TunnelMismatch { field });
-    if udp == gre {
-        return if udp {
-            mismatch(TunnelField::Type)
-        } else {
-            Err(TxError::TunnelLayersMissing { gso_type: t })
-        };
+    match u8::from(udp) + u8::from(gre) + u8::from(ipip) {
+        0 => return Err(TxError::TunnelLayersMissing { gso_type: t }),
+        1 => {}
+        _ => return mismatch(TunnelField::Type),
     }
     if outer.end > frame.len() {
         return Err(TxError::LayersBeyondBuffer {
@@ -275,14 +272,25 @@ pub fn plan_tunnel(
     if outer.fragment.is_fragment {
         return Err(TxError::Fragment);
     }
-    let want = if udp { Transport::Udp } else { Transport::Gre };
-    if outer.transport != want {
+    let outer_ok = match outer.transport {
+        Transport::Udp => udp,
+        Transport::Gre => gre,
+        Transport::Ipip | Transport::Ipv6InIp => {
+            ipip && (outer.net == Net::Ipv6) == t.contains(GsoType::IPXIP6)
+        }
+        _ => false,
+    };
+    if !outer_ok {
         return mismatch(TunnelField::OuterTransport);
     }
-    if inner.l3 < outer.payload || inner.end != outer.end || outer.payload < outer.l4 + 4 {
+    // UDP and GRE carry a header of at least 4 bytes; IP in IP none.
+    let min_hdr = if ipip { 0 } else { 4 };
+    if inner.l3 < outer.payload || inner.end != outer.end || outer.payload < outer.l4 + min_hdr {
         return mismatch(TunnelField::InnerBounds);
     }
-    let oc = if udp {
+    let oc = if ipip {
+        OuterCsum::None
+    } else if udp {
         if t.contains(GsoType::UDP_TUNNEL_CSUM) {
             OuterCsum::Udp
         } else {
@@ -459,23 +467,31 @@ pub fn segment_one(
     copy_headers(dh, headers, plan.jumbo, l.l3);
     let last = index + 1 == plan.count;
     let l4_len = hdr_len - l.l4 + seg_payload;
+    // `TCP_FIXEDID` is about the outermost IPv4 header, `TCP_FIXEDID_INNER`
+    // about the inner one of a tunnel (mainline's split of the two).
+    let ids = |bit| {
+        if plan.gso.gso_type.contains(bit) {
+            IdMode::Fixed
+        } else {
+            IdMode::Increment
+        }
+    };
     if let Some(o) = &plan.outer {
-        // Outer IPv4 IDs always increment (`inet_gso_segment` on the outer header).
         fix_ip(
             dh,
             &o.layers,
             &o.pre,
-            IdMode::Increment,
+            ids(GsoType::TCP_FIXEDID),
             index,
             hdr_len - o.layers.l4 + seg_payload,
         );
     }
-    let id_mode = if plan.gso.gso_type.contains(GsoType::TCP_FIXEDID) {
-        IdMode::Fixed
+    let inner_ids = if plan.outer.is_some() {
+        ids(GsoType::TCP_FIXEDID_INNER)
     } else {
-        IdMode::Increment
+        ids(GsoType::TCP_FIXEDID)
     };
-    fix_ip(dh, l, &plan.pre, id_mode, index, l4_len);
+    fix_ip(dh, l, &plan.pre, inner_ids, index, l4_len);
     match l.transport {
         Transport::Tcp => {
             let seq = read32(dh, l.l4 + field::TCP_SEQ)
@@ -485,7 +501,9 @@ pub fn segment_one(
             if !last {
                 flags &= !(TCP_FIN | TCP_PSH);
             }
-            if index > 0 {
+            // RFC 3168 CWR goes on the first segment only; with Accurate ECN
+            // CWR is part of the ACE counter and stays on every segment.
+            if index > 0 && !plan.gso.gso_type.contains(GsoType::TCP_ACCECN) {
                 flags &= !TCP_CWR;
             }
             write(dh, l.l4 + field::TCP_FLAGS, &[flags]);
@@ -536,10 +554,11 @@ fn outer_csum(dh: &mut [u8], o: &Outer, inner_l4: usize, inner_pseudo: Wsum, out
             ol.l4 + field::UDP_CSUM
         }
         OuterCsum::GreNone | OuterCsum::Gre => ol.l4 + field::GRE_CSUM,
+        OuterCsum::None => return,
     };
     match o.csum {
         OuterCsum::UdpZero => write(dh, at, &[0, 0]),
-        OuterCsum::GreNone => {}
+        OuterCsum::GreNone | OuterCsum::None => {}
         OuterCsum::Udp | OuterCsum::Gre => {
             write(dh, at, &[0, 0]);
             let init = if o.csum == OuterCsum::Udp {
