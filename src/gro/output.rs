@@ -86,6 +86,10 @@ bitflags::bitflags! {
         const IPXIP4 = 1 << 10;
         /// IP in IPv6 (`SKB_GSO_IPXIP6`).
         const IPXIP6 = 1 << 11;
+        /// RFC 3168 CWR on a locally built super-packet: segmentation keeps CWR
+        /// on the first segment only (`SKB_GSO_TCP_ECN`; set by the transmit
+        /// side, never by GRO, which uses `TCP_ACCECN`).
+        const TCP_ECN = 1 << 12;
     }
 }
 
