@@ -34,6 +34,24 @@ pub fn pseudo_len(frame: &[u8], layers: &Layers) -> usize {
     layers.l4_len()
 }
 
+/// A `Partial` sums from the transport header to the end of the IP datagram, so
+/// a UDP length that disagrees with the IP length (trailing bytes inside the
+/// datagram) would make the filled checksum cover the wrong bytes: refused.
+pub fn check_udp_length(frame: &[u8], layers: &Layers) -> Result<(), BoundaryError> {
+    if layers.transport != Transport::Udp {
+        return Ok(());
+    }
+    let ulen = pseudo_len(frame, layers);
+    if ulen != layers.l4_len() {
+        return Err(BoundaryError::mismatch(
+            MetaField::Packet,
+            layers.l4_len() as u64,
+            ulen as u64,
+        ));
+    }
+    Ok(())
+}
+
 /// The unfolded pseudo-header sum of the transport at `layers.l4` (zero for
 /// ICMPv4, which has none); `None` for transports without an Internet checksum.
 pub fn pseudo_sum(frame: &[u8], layers: &Layers) -> Option<Wsum> {
@@ -139,6 +157,7 @@ pub fn checksum_setup(frame: &[u8], link: LinkType) -> Result<ChecksumSetup, Bou
             ));
         }
     };
+    check_udp_length(frame, &layers)?;
     Ok(ChecksumSetup {
         layers,
         start: layers.l4,
