@@ -137,9 +137,13 @@ fuzz_target!(|data: &[u8]| {
         outer_l2_len: u16::from(ctl & 0x7F),
         outer_l3_len: 0,
     };
-    if let Ok(got) = dpdk::tx_to_meta(&tx, frame, link)
-        && let CsumState::Partial { start, offset, .. } = got.meta.state()
-    {
-        assert!(start + offset + 2 <= frame.len());
+    let mut copy = frame.to_vec();
+    match dpdk::tx_to_meta(&tx, &mut copy, link) {
+        Ok(got) => {
+            if let CsumState::Partial { start, offset, .. } = got.meta.state() {
+                assert!(start + offset + 2 <= frame.len());
+            }
+        }
+        Err(_) => assert_eq!(copy, frame, "an error changed the frame"),
     }
 });
