@@ -1,11 +1,43 @@
-//! Placeholder until its issue lands (replaced by the real benchmark).
-use criterion::{Criterion, criterion_group, criterion_main};
+//! CRC32c: ours (auto-dispatched and each forced level) beside the `crc32c`
+//! and `crc-fast` (CRC-32/ISCSI) crates on the same inputs in one run.
+//!
+//! Group ids are `crc32c_<size>_off<o>`; `ours_*` are ours, `peer_*` the crates.
+use std::hint::black_box;
 
-fn placeholder(c: &mut Criterion) {
-    c.bench_function("placeholder_crc32c", |b| {
-        b.iter(|| std::hint::black_box(1u32) + 1)
-    });
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use netoffload::csum::{self, CrcLevel};
+
+const SIZES: [usize; 6] = [64, 576, 1500, 9000, 64 * 1024, 1024 * 1024];
+const OFFSETS: [usize; 2] = [1, 3];
+
+fn bench_crc(c: &mut Criterion) {
+    let levels: Vec<CrcLevel> = CrcLevel::ALL
+        .into_iter()
+        .filter(|l| *l <= csum::detected_crc_level())
+        .collect();
+    for &size in &SIZES {
+        for &off in &OFFSETS {
+            let buf: Vec<u8> = (0..size + 128)
+                .map(|i| (i as u32).wrapping_mul(2_654_435_761).rotate_left(9) as u8)
+                .collect();
+            let start = (64 - buf.as_ptr() as usize % 64) % 64 + off;
+            let d = &buf[start..start + size];
+            let mut g = c.benchmark_group(format!("crc32c_{size}_off{off}"));
+            g.throughput(Throughput::Bytes(size as u64));
+            g.bench_function("ours_auto", |b| b.iter(|| csum::crc32c(black_box(d))));
+            for &l in &levels {
+                g.bench_function(BenchmarkId::new("ours", l.name()), |b| {
+                    b.iter(|| csum::crc32c_append_at(l, 0, black_box(d)))
+                });
+            }
+            g.bench_function("peer_crc32c", |b| b.iter(|| crc32c::crc32c(black_box(d))));
+            g.bench_function("peer_crc_fast", |b| {
+                b.iter(|| crc_fast::crc32_iscsi(black_box(d)))
+            });
+            g.finish();
+        }
+    }
 }
 
-criterion_group!(benches, placeholder);
+criterion_group!(benches, bench_crc);
 criterion_main!(benches);

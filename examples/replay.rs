@@ -11,6 +11,7 @@ fn main() {
     ip.copy_from_slice(&[
         0x45, 0, 0, 44, 0, 1, 0x40, 0, 64, 6, 0, 0, 192, 0, 2, 1, 198, 51, 100, 7,
     ]);
+    frame[14 + 20 + 12] = 0x50; // TCP data offset 5 (a zero data offset is refused)
     let hc = csum::ipv4_header(&frame[14..34]);
     frame[24..26].copy_from_slice(&hc.to_bytes());
     let layers = wire::parse(&frame, LinkType::Ethernet).expect("built-in packet parses");

@@ -151,12 +151,9 @@ fn every_rx_combination_claims_exactly_what_was_verified() {
                             },
                         };
                         assert_eq!(got.meta.state(), want_state, "{rx:?} {encap:?}");
-                        let want_flags = if l4 == RxStatus::NoneDataValid {
-                            CsumFlags::DATA_VALID | CsumFlags::CSUM_BLANK
-                        } else {
-                            CsumFlags::empty()
-                        };
-                        assert_eq!(got.meta.flags(), want_flags, "{rx:?}");
+                        // NONE (field not filled) cannot be claimed without
+                        // the frame: no side facts from the bits alone.
+                        assert_eq!(got.meta.flags(), CsumFlags::empty(), "{rx:?}");
                         // UNKNOWN (0) is never good.
                         if l4 == RxStatus::Unknown && outer_l4 != OuterL4Status::Good {
                             let zero_outer = encap == Encap::UdpTunnel(OuterUdpCsum::Zero)
@@ -225,11 +222,7 @@ fn meta_to_rx_round_trips_without_gaining_claims() {
         CsumMeta::from_state(CsumState::Unnecessary {
             level: CsumLevel::L1,
         }),
-        CsumMeta::new(
-            CsumState::None,
-            CsumFlags::DATA_VALID | CsumFlags::CSUM_BLANK,
-        )
-        .unwrap(),
+        CsumMeta::new(CsumState::None, CsumFlags::DATA_VALID).unwrap(),
         CsumMeta::new(
             CsumState::Partial {
                 start: 34,
@@ -264,7 +257,10 @@ fn meta_to_rx_round_trips_without_gaining_claims() {
             }
             if matches!(m.state(), CsumState::Partial { .. }) {
                 assert_eq!(rx.l4, RxStatus::NoneDataValid);
-                assert!(back.data_valid() && back.is_blank());
+                assert!(
+                    back.flags().is_empty(),
+                    "NONE without the frame claims no side fact"
+                );
             }
         }
     }
@@ -350,11 +346,9 @@ fn tx_requests_for_plain_packets() {
         e,
         BoundaryError::forbidden(MetaField::State, Rule::PartialNotAtTransport)
     );
-    let blank = CsumMeta::new(CsumState::None, CsumFlags::CSUM_BLANK).unwrap();
-    assert_eq!(
-        dpdk::meta_to_tx(blank, &mut f.clone(), &layers(&f, spec), None, None, false).unwrap_err(),
-        BoundaryError::forbidden(MetaField::State, Rule::BlankWithoutOffsets)
-    );
+    // A blank field without a place cannot even be built (state's rule), so no
+    // boundary can be handed one.
+    assert!(CsumMeta::new(CsumState::None, CsumFlags::CSUM_BLANK).is_err());
 }
 
 #[test]
@@ -620,4 +614,33 @@ fn tx_to_meta_checks_untrusted_lengths() {
             .meta,
         CsumMeta::NONE
     );
+}
+
+#[test]
+fn none_status_with_the_frame_becomes_a_partial_when_the_field_is_the_seed() {
+    let rx = RxCsum {
+        l4: RxStatus::NoneDataValid,
+        ..RxCsum::UNKNOWN
+    };
+    for spec in [Spec::tcp4(300), Spec::udp6(90)] {
+        let seeded = make_partial(build(spec), spec);
+        let got = dpdk::rx_to_meta_frame(rx, Encap::None, &seeded, LinkType::Ethernet);
+        assert_eq!(
+            got.meta.state(),
+            CsumState::Partial {
+                start: spec.l4(),
+                offset: spec.csum_offset(),
+                kind: PartialKind::Inet
+            }
+        );
+        assert!(got.meta.is_blank() && got.meta.data_valid());
+        support::sound(&seeded, false, &got.meta).unwrap();
+        // A field that is not the seed: nothing can be claimed.
+        let full = build(spec);
+        let got = dpdk::rx_to_meta_frame(rx, Encap::None, &full, LinkType::Ethernet);
+        assert_eq!(got.meta, CsumMeta::NONE);
+        // Tunnelled: the inner field is not located here.
+        let got = dpdk::rx_to_meta_frame(rx, Encap::NoOuterChecksum, &seeded, LinkType::Ethernet);
+        assert_eq!(got.meta, CsumMeta::NONE);
+    }
 }

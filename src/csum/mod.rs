@@ -6,25 +6,51 @@
 //!
 //! Byte order follows the kernel: 16-bit words are summed in host order, so a
 //! [`Wsum`] is the kernel's `__wsum` and [`Sum16::to_bytes`] gives the header bytes.
-#![forbid(unsafe_code)]
+//!
+//! ## Kernels and dispatch
+//!
+//! [`partial`] and [`partial_copy`] run a scalar, SSE2, AVX2 or AVX-512 kernel,
+//! [`crc32c`] a slice-by-8 table, SSE4.2 `crc32`, PCLMULQDQ or VPCLMULQDQ
+//! kernel. The best level is detected once at run time without `std` (CPUID and
+//! XCR0 read by hand) and cached; [`set_level`] / [`set_crc_level`] force a
+//! lower one (tests, benchmarks), and [`partial_at`] / [`crc32c_append_at`] run
+//! one level directly. Every level returns the *identical* [`Wsum`] / CRC, not
+//! only the same folded checksum.
+//!
+//! `unsafe` lives only in the private `arch` module (the SIMD kernels).
+#![deny(unsafe_code)]
 
+mod arch;
 mod crc;
+mod level;
 mod scalar;
 mod types;
 
-pub use crc::{crc32c, crc32c_append};
+pub use crc::{crc32c, crc32c_append, crc32c_combine};
+pub use level::{CrcLevel, Level, Unsupported};
 pub use types::{Sum16, Wsum};
 
 /// Sums `data` onto `init` (Linux `csum_partial`).
 ///
 /// Any length and alignment; `fold(partial(x, init))` equals Linux's
-/// `csum_fold(csum_partial(x, len, init))` for every input.
+/// `csum_fold(csum_partial(x, len, init))` for every input. Runs the active
+/// [`Level`]; all levels give the same `Wsum`.
 #[inline]
 pub fn partial(data: &[u8], init: Wsum) -> Wsum {
-    scalar::partial(data, init)
+    scalar::raw_to_wsum(arch::sum(data), init)
 }
 
-/// Copies `src` into `dst` and returns the sum of the bytes (Linux
+/// [`partial`] with one given kernel level (for tests and benchmarks that
+/// compare levels without touching the global choice).
+///
+/// # Errors
+///
+/// [`Unsupported`] when this CPU lacks `level`.
+pub fn partial_at(level: Level, data: &[u8], init: Wsum) -> Result<Wsum, Unsupported> {
+    arch::sum_at(level, data).map(|raw| scalar::raw_to_wsum(raw, init))
+}
+
+/// Copies `src` into `dst` and returns the sum of the bytes plus `init` (Linux
 /// `csum_partial_copy_nocheck`): one pass over the data instead of two.
 ///
 /// # Panics
@@ -32,8 +58,98 @@ pub fn partial(data: &[u8], init: Wsum) -> Wsum {
 /// If `src.len() != dst.len()`, exactly like `copy_from_slice`.
 #[inline]
 pub fn partial_copy(src: &[u8], dst: &mut [u8], init: Wsum) -> Wsum {
-    dst.copy_from_slice(src);
-    scalar::partial(src, init)
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "partial_copy: source and destination slice lengths differ"
+    );
+    scalar::raw_to_wsum(arch::copy(src, dst), init)
+}
+
+/// [`partial_copy`] with one given kernel level.
+///
+/// # Errors
+///
+/// [`Unsupported`] when this CPU lacks `level` (nothing is copied then).
+///
+/// # Panics
+///
+/// If `src.len() != dst.len()`, like [`partial_copy`].
+pub fn partial_copy_at(
+    level: Level,
+    src: &[u8],
+    dst: &mut [u8],
+    init: Wsum,
+) -> Result<Wsum, Unsupported> {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "partial_copy: source and destination slice lengths differ"
+    );
+    arch::copy_at(level, src, dst).map(|raw| scalar::raw_to_wsum(raw, init))
+}
+
+/// The best sum level this CPU supports (detected once, cached).
+pub fn detected_level() -> Level {
+    arch::detected().0
+}
+
+/// The sum level [`partial`] and [`partial_copy`] use now.
+pub fn level() -> Level {
+    arch::sum_level()
+}
+
+/// Makes `level` the one [`partial`] and [`partial_copy`] use; returns the
+/// previous one. Global: meant for benchmarks and tests, not libraries.
+///
+/// # Errors
+///
+/// [`Unsupported`] when this CPU lacks `level` (nothing changes then).
+pub fn set_level(level: Level) -> Result<Level, Unsupported> {
+    arch::set_sum_level(level)
+}
+
+/// Uses the best supported level not above `level` and returns it (never fails).
+pub fn force_level(level: Level) -> Level {
+    let chosen = level.min(detected_level());
+    // `chosen` is supported by construction, so this cannot fail.
+    let _previous = arch::set_sum_level(chosen);
+    chosen
+}
+
+/// The best CRC32c level this CPU supports.
+pub fn detected_crc_level() -> CrcLevel {
+    arch::detected().1
+}
+
+/// The CRC32c level [`crc32c`] uses now.
+pub fn crc_level() -> CrcLevel {
+    arch::crc_level()
+}
+
+/// Makes `level` the one [`crc32c`] uses; returns the previous one (global).
+///
+/// # Errors
+///
+/// [`Unsupported`] when this CPU lacks `level` (nothing changes then).
+pub fn set_crc_level(level: CrcLevel) -> Result<CrcLevel, Unsupported> {
+    arch::set_crc_level(level)
+}
+
+/// Uses the best supported CRC level not above `level` and returns it.
+pub fn force_crc_level(level: CrcLevel) -> CrcLevel {
+    let chosen = level.min(detected_crc_level());
+    let _previous = arch::set_crc_level(chosen);
+    chosen
+}
+
+/// [`crc32c_append`] with one given kernel level.
+///
+/// # Errors
+///
+/// [`Unsupported`] when this CPU lacks `level`.
+pub fn crc32c_append_at(level: CrcLevel, crc: u32, data: &[u8]) -> Result<u32, Unsupported> {
+    arch::crc_update_at(level, !crc, data).map(|r| !r)
 }
 
 /// Folds a sum to 16 bits and complements it (Linux `csum_fold`).

@@ -3,9 +3,15 @@
 //! 64-bit accumulators take 32-bit halves of 64-bit loads, so carries are
 //! deferred until the end (no byte loops in the hot path, no adc chains).
 
+#![forbid(unsafe_code)]
+
 use super::Wsum;
 
 /// Folds a 64-bit end-around sum to 32 bits; 0 only when the input is 0.
+///
+/// The result is `≡ x (mod 2^32 - 1)`; for `x != 0` it lies in `1..=u32::MAX`,
+/// so it is the *unique* such representative: two inputs with the same residue
+/// that are both non-zero fold to the same value.
 #[inline]
 pub(crate) const fn fold64(mut x: u64) -> u32 {
     x = (x & 0xFFFF_FFFF) + (x >> 32);
@@ -13,8 +19,17 @@ pub(crate) const fn fold64(mut x: u64) -> u32 {
     x as u32
 }
 
-/// Adds the trailing `< 8` bytes (host word order; an odd last byte is the low
-/// byte of a word on little-endian hosts, as in Linux).
+/// A raw sum (see `arch`'s module docs) plus an initial sum, as a `Wsum`.
+///
+/// Both parts keep "zero only when empty/all-zero", so the result is the
+/// unique representative and independent of how the raw sum was computed.
+#[inline]
+pub(crate) const fn raw_to_wsum(raw: u64, init: Wsum) -> Wsum {
+    Wsum::new(fold64(init.get() as u64 + fold64(raw) as u64))
+}
+
+/// Raw sum of the trailing `< 8` bytes (host word order; an odd last byte is
+/// the low byte of a word on little-endian hosts, as in Linux).
 #[inline]
 pub(crate) fn tail_sum(tail: &[u8]) -> u64 {
     let mut buf = [0u8; 8];
@@ -26,47 +41,59 @@ pub(crate) fn tail_sum(tail: &[u8]) -> u64 {
     (w & 0xFFFF_FFFF) + (w >> 32)
 }
 
-/// Sums `data` onto `init` (Linux `csum_partial`), scalar reference version.
-pub fn partial(data: &[u8], init: Wsum) -> Wsum {
-    let mut a0: u64 = init.get() as u64;
-    let mut a1: u64 = 0;
-    let mut a2: u64 = 0;
-    let mut a3: u64 = 0;
-    // Each accumulator gains < 2^33 per 32-byte block, so 2^30 blocks (32 GiB)
-    // cannot overflow; fold in chunks to be safe for any slice length.
+/// One 8-byte word from an 8-byte chunk.
+#[inline(always)]
+fn word(c: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(c);
+    u64::from_ne_bytes(b)
+}
+
+/// Raw sum of a slice whose length is a multiple of 8, below `2^31` words.
+///
+/// Carry bound: each accumulator gains `< 2^33` per 32-byte block; a chunk has
+/// fewer than `2^28` blocks, so every accumulator stays below `2^61`.
+#[inline]
+fn sum_words(data: &[u8]) -> u64 {
+    let (mut a0, mut a1, mut a2, mut a3) = (0u64, 0u64, 0u64, 0u64);
     let mut blocks = data.chunks_exact(32);
-    for block in &mut blocks {
-        let mut words = block.chunks_exact(8).map(|c| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            u64::from_ne_bytes(b)
-        });
+    for b in &mut blocks {
         let (w0, w1, w2, w3) = (
-            words.next().unwrap_or(0),
-            words.next().unwrap_or(0),
-            words.next().unwrap_or(0),
-            words.next().unwrap_or(0),
+            word(&b[0..8]),
+            word(&b[8..16]),
+            word(&b[16..24]),
+            word(&b[24..32]),
         );
         a0 += (w0 & 0xFFFF_FFFF) + (w0 >> 32);
         a1 += (w1 & 0xFFFF_FFFF) + (w1 >> 32);
         a2 += (w2 & 0xFFFF_FFFF) + (w2 >> 32);
         a3 += (w3 & 0xFFFF_FFFF) + (w3 >> 32);
-        if a0 >> 62 != 0 {
-            a0 = fold64(a0) as u64 + fold64(a1) as u64 + fold64(a2) as u64 + fold64(a3) as u64;
-            a1 = 0;
-            a2 = 0;
-            a3 = 0;
-        }
     }
-    let rest = blocks.remainder();
-    let mut words = rest.chunks_exact(8);
-    for c in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(c);
-        let w = u64::from_ne_bytes(b);
-        a1 += (w & 0xFFFF_FFFF) + (w >> 32);
+    for c in blocks.remainder().chunks_exact(8) {
+        let w = word(c);
+        a0 += (w & 0xFFFF_FFFF) + (w >> 32);
     }
-    a2 += tail_sum(words.remainder());
-    let total = fold64(a0) as u64 + fold64(a1) as u64 + fold64(a2) as u64 + fold64(a3) as u64;
-    Wsum::new(fold64(total))
+    fold64(a0) as u64 + fold64(a1) as u64 + fold64(a2) as u64 + fold64(a3) as u64
+}
+
+/// Largest piece summed before folding (a multiple of 32, keeps the bound above).
+const CHUNK: usize = 1 << 30;
+
+/// Raw sum of any slice (the invariant is in `arch`'s module docs).
+pub(crate) fn sum_raw(data: &[u8]) -> u64 {
+    let mut total = 0u64;
+    let mut rest = data;
+    while rest.len() >= 8 {
+        let n = (rest.len() & !7).min(CHUNK);
+        let (body, tail) = rest.split_at(n);
+        total = fold64(total + sum_words(body)) as u64;
+        rest = tail;
+    }
+    total + tail_sum(rest)
+}
+
+/// Copies then sums (the scalar fused copy is two passes; the vector levels fuse).
+pub(crate) fn copy_raw(src: &[u8], dst: &mut [u8]) -> u64 {
+    dst.copy_from_slice(src);
+    sum_raw(src)
 }

@@ -4,6 +4,8 @@
 //! byte order (RFC 1071 2(B): the sum is byte-order independent), so on a
 //! little-endian host a `Wsum` holds the number the kernel's `__wsum` holds on x86.
 
+#![forbid(unsafe_code)]
+
 use core::fmt;
 
 /// A 32-bit unfolded ones-complement partial sum (Linux `__wsum`).

@@ -151,6 +151,11 @@ pub enum MetaError {
     /// `CSUM_BLANK` on a `Complete` state: a blank field cannot be part of a
     /// device sum that claims to cover the packet as sent.
     BlankWithComplete,
+    /// `CSUM_BLANK` on `None` or `Unnecessary`: a blank field can only be
+    /// filled when its place is known, so it needs a `Partial` state (the
+    /// paravirt boundary derives start/offset from the headers, like Linux
+    /// `skb_checksum_setup` in Xen netback).
+    BlankWithoutPartial,
 }
 
 impl fmt::Display for MetaError {
@@ -158,6 +163,7 @@ impl fmt::Display for MetaError {
         match self {
             MetaError::CompleteSwWithoutComplete => write!(f, "COMPLETE_SW needs a Complete state"),
             MetaError::BlankWithComplete => write!(f, "CSUM_BLANK cannot go with a Complete state"),
+            MetaError::BlankWithoutPartial => write!(f, "CSUM_BLANK needs a Partial state"),
         }
     }
 }
@@ -181,6 +187,8 @@ impl CsumMeta {
     };
 
     /// State and flags, refused when they contradict each other.
+    ///
+    /// Rules: `COMPLETE_SW` needs `Complete`; `CSUM_BLANK` needs `Partial`.
     pub const fn new(state: CsumState, flags: CsumFlags) -> Result<CsumMeta, MetaError> {
         let complete = matches!(state, CsumState::Complete { .. });
         if flags.contains(CsumFlags::COMPLETE_SW) && !complete {
@@ -188,6 +196,9 @@ impl CsumMeta {
         }
         if flags.contains(CsumFlags::CSUM_BLANK) && complete {
             return Err(MetaError::BlankWithComplete);
+        }
+        if flags.contains(CsumFlags::CSUM_BLANK) && !matches!(state, CsumState::Partial { .. }) {
+            return Err(MetaError::BlankWithoutPartial);
         }
         Ok(CsumMeta { state, flags })
     }

@@ -74,8 +74,6 @@ pub enum Field {
     GeneveOption,
     /// Number of nested headers (VLAN tags, extension headers, tunnels).
     Nesting,
-    /// GENEVE or GRE protocol type (a setter or a caller rejected it).
-    ProtocolType,
     /// An optional checksum field (GRE with the C bit).
     Checksum,
     /// An optional key field (GRE with the K bit).
@@ -192,8 +190,7 @@ impl fmt::Display for ParseError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for ParseError {}
+impl core::error::Error for ParseError {}
 
 /// A setter was asked to write an optional field the header does not carry
 /// (for example a GRE key without the K bit). Nothing was written.
@@ -215,5 +212,4 @@ impl fmt::Display for Absent {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for Absent {}
+impl core::error::Error for Absent {}

@@ -306,7 +306,7 @@ impl Ipv4Option<'_> {
         }
     }
 
-    /// True for the 1-byte EOL and NOP options, which carry no length byte.
+    /// True when the option carries no data (EOL, NOP, or a 2-byte TLV).
     pub const fn is_empty(&self) -> bool {
         self.data.is_empty()
     }

@@ -62,9 +62,9 @@ impl Transport {
     /// at a fixed place (GRE's is at 4 only with the C bit; SCTP's CRC32c is 32-bit at 8).
     pub const fn csum_offset(self) -> Option<usize> {
         match self {
-            Transport::Tcp => Some(16),
-            Transport::Udp => Some(6),
-            Transport::Icmp | Transport::Icmpv6 => Some(2),
+            Transport::Tcp => Some(super::tcp::CHECKSUM_OFFSET),
+            Transport::Udp => Some(super::udp::CHECKSUM_OFFSET),
+            Transport::Icmp | Transport::Icmpv6 => Some(super::icmp::CHECKSUM_OFFSET),
             _ => None,
         }
     }

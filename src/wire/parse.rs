@@ -1,35 +1,33 @@
-//! `parse`: walks Ethernet -> VLAN* -> IP -> extension headers -> L4 and
-//! returns the layer offsets. Does not descend into tunnels (`encap` does).
+//! `parse`: walks Ethernet -> VLAN* -> IP -> extension headers -> L4 over the
+//! header views and returns the layer offsets. Does not descend into tunnels
+//! (`encap` does).
+//!
+//! Acceptance models the kernel receive path: `eth_type_trans()` and VLAN
+//! untagging, `ip_rcv_core()` / `ipv6_rcv()` length checks, the extension
+//! header walk of `ipv6_skip_exthdr()` (with `ipv6_hop_jumbo()` for the Jumbo
+//! Payload option), and each transport's header-length check.
 
 use super::consts::{ethertype, ipproto};
 use super::error::{ErrorKind, Field, Layer, ParseError};
+use super::ethernet::{EthernetHeader, VlanTag};
+use super::gre::GreHeader;
+use super::icmp::IcmpHeader;
+use super::ipv4::{self, Ipv4Header};
+use super::ipv6::{self, Ipv6Header};
+use super::ipv6_ext::{self, Ipv6ExtHeader};
 use super::layers::{Fragment, Layers, LinkType, Net, Transport};
+use super::sctp::SctpHeader;
+use super::tcp::TcpHeader;
+use super::udp::UdpHeader;
 
 /// Most IPv6 extension headers walked before giving up.
 pub const MAX_EXT_HEADERS: usize = 8;
 /// Most VLAN tags accepted (802.1ad outer + 802.1Q inner).
 pub const MAX_VLAN_TAGS: usize = 2;
 
-#[inline]
-fn be16(b: &[u8], at: usize) -> Option<u16> {
-    match b.get(at..at + 2) {
-        Some(&[x, y]) => Some(u16::from_be_bytes([x, y])),
-        _ => None,
-    }
-}
-
-#[inline]
-fn byte(b: &[u8], at: usize) -> Option<u8> {
-    b.get(at).copied()
-}
-
-fn need(b: &[u8], layer: Layer, at: usize, len: usize) -> Result<(), ParseError> {
-    let available = b.len().saturating_sub(at);
-    if available < len {
-        Err(ParseError::truncated(layer, at, len, available))
-    } else {
-        Ok(())
-    }
+/// The bytes from `at` on (empty past the end, so the view reports truncation).
+fn from(b: &[u8], at: usize) -> &[u8] {
+    b.get(at..).unwrap_or(&[])
 }
 
 /// Parses one packet's headers and returns where each layer starts.
@@ -40,8 +38,10 @@ pub fn parse(bytes: &[u8], link: LinkType) -> Result<Layers, ParseError> {
     let (l3, ethertype, vlan_count, vlan_tci) = match link {
         LinkType::Ethernet => parse_l2(bytes)?,
         LinkType::RawIp => {
-            let v = byte(bytes, 0).ok_or(ParseError::truncated(Layer::Ipv4, 0, 1, 0))? >> 4;
-            let et = match v {
+            let first = bytes
+                .first()
+                .ok_or(ParseError::truncated(Layer::Ipv4, 0, 1, 0))?;
+            let et = match first >> 4 {
                 4 => ethertype::IPV4,
                 6 => ethertype::IPV6,
                 other => {
@@ -95,13 +95,13 @@ pub fn parse_ip_at(
 
 /// Ethernet and VLAN tags: returns (l3 offset, EtherType, tag count, TCIs).
 fn parse_l2(b: &[u8]) -> Result<(usize, u16, u8, [u16; 2]), ParseError> {
-    need(b, Layer::Ethernet, 0, 14)?;
-    let mut et = be16(b, 12).unwrap_or(0);
-    let mut at = 14;
-    let mut count = 0u8;
-    let mut tci = [0u16; 2];
+    let eth = EthernetHeader::new_checked(b)?;
+    let mut et = eth.ethertype();
+    let mut at = eth.header_len();
+    let mut count = 0usize;
+    let mut tci = [0u16; MAX_VLAN_TAGS];
     while et == ethertype::VLAN || et == ethertype::QINQ {
-        if count as usize >= MAX_VLAN_TAGS {
+        let Some(slot) = tci.get_mut(count) else {
             return Err(ParseError::new(
                 Layer::Vlan,
                 Field::Nesting,
@@ -110,16 +110,14 @@ fn parse_l2(b: &[u8]) -> Result<(usize, u16, u8, [u16; 2]), ParseError> {
                 },
                 at,
             ));
-        }
-        need(b, Layer::Vlan, at, 4)?;
-        if let Some(slot) = tci.get_mut(count as usize) {
-            *slot = be16(b, at).unwrap_or(0);
-        }
-        et = be16(b, at + 2).unwrap_or(0);
+        };
+        let tag = VlanTag::new_checked(from(b, at)).map_err(|e| e.at(at))?;
+        *slot = tag.tci();
+        et = tag.ethertype();
         count += 1;
-        at += 4;
+        at += tag.header_len();
     }
-    Ok((at, et, count, tci))
+    Ok((at, et, count as u8, tci))
 }
 
 fn blank(l3: usize, net: Net) -> Layers {
@@ -141,119 +139,50 @@ fn blank(l3: usize, net: Net) -> Layers {
     }
 }
 
+/// IPv4 with `ip_rcv_core()`'s checks; malformed options are refused as
+/// `ip_options_compile()` would.
 fn parse_ipv4(b: &[u8], l3: usize) -> Result<Layers, ParseError> {
-    need(b, Layer::Ipv4, l3, 20)?;
-    let vihl = byte(b, l3).unwrap_or(0);
-    if vihl >> 4 != 4 {
-        return Err(ParseError::new(
-            Layer::Ipv4,
-            Field::Version,
-            ErrorKind::Unsupported {
-                value: (vihl >> 4) as u32,
-            },
-            l3,
-        ));
-    }
-    let ihl = (vihl & 0x0F) as usize * 4;
-    if ihl < 20 {
-        return Err(ParseError::new(
-            Layer::Ipv4,
-            Field::Ihl,
-            ErrorKind::LengthTooSmall {
-                value: ihl,
-                min: 20,
-            },
-            l3,
-        ));
-    }
-    need(b, Layer::Ipv4, l3, ihl)?;
-    let total = be16(b, l3 + 2).unwrap_or(0) as usize;
-    if total < ihl {
-        return Err(ParseError::new(
-            Layer::Ipv4,
-            Field::TotalLength,
-            ErrorKind::LengthTooSmall {
-                value: total,
-                min: ihl,
-            },
-            l3,
-        ));
-    }
-    let available = b.len() - l3;
-    if total > available {
-        return Err(ParseError::new(
-            Layer::Ipv4,
-            Field::TotalLength,
-            ErrorKind::LengthBeyondBuffer {
-                claimed: total,
-                available,
-            },
-            l3,
-        ));
-    }
-    let frag_word = be16(b, l3 + 6).unwrap_or(0);
-    let offset = (frag_word & 0x1FFF) as usize * 8;
-    let more = frag_word & 0x2000 != 0;
-    let proto = byte(b, l3 + 9).unwrap_or(0);
+    let ip = Ipv4Header::new_checked(from(b, l3)).map_err(|e| e.at(l3))?;
+    ip.validate_options().map_err(|e| e.at(l3))?;
     let mut l = blank(l3, Net::Ipv4);
-    l.l4 = l3 + ihl;
-    l.ip_proto = proto;
-    l.transport = Transport::from_proto(proto);
-    l.end = l3 + total;
+    l.l4 = l3 + ip.header_len();
+    l.ip_proto = ip.protocol();
+    l.transport = Transport::from_proto(ip.protocol());
+    l.end = l3 + ip.total_len() as usize;
     l.fragment = Fragment {
-        is_fragment: more || offset != 0,
-        offset,
-        more,
+        is_fragment: ip.is_fragment(),
+        offset: ip.frag_offset(),
+        more: ip.more_fragments(),
         has_header: false,
     };
-    l.pseudo_src = l3 + 12;
-    l.pseudo_dst = l3 + 16;
+    l.pseudo_src = l3 + ipv4::SRC_OFFSET;
+    l.pseudo_dst = l3 + ipv4::DST_OFFSET;
     Ok(l)
 }
 
+/// The IPv6 datagram's end while the walk goes on: known from the payload
+/// length, or waiting for a Jumbo Payload option (payload length 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum V6End {
+    Known(usize),
+    AwaitingJumbo,
+}
+
 fn parse_ipv6(b: &[u8], l3: usize) -> Result<Layers, ParseError> {
-    need(b, Layer::Ipv6, l3, 40)?;
-    let v = byte(b, l3).unwrap_or(0) >> 4;
-    if v != 6 {
-        return Err(ParseError::new(
-            Layer::Ipv6,
-            Field::Version,
-            ErrorKind::Unsupported { value: v as u32 },
-            l3,
-        ));
-    }
-    let payload_len = be16(b, l3 + 4).unwrap_or(0) as usize;
-    let available = b.len() - l3 - 40;
+    let ip = Ipv6Header::new_checked(from(b, l3)).map_err(|e| e.at(l3))?;
+    let payload_len = ip.payload_len() as usize;
+    let first = l3 + ipv6::HEADER_LEN;
     let mut l = blank(l3, Net::Ipv6);
-    l.pseudo_src = l3 + 8;
-    l.pseudo_dst = l3 + 24;
-    let mut next = byte(b, l3 + 6).unwrap_or(0);
-    let mut at = l3 + 40;
-    // A zero payload length is valid only with a Jumbo Payload option (RFC 2675);
-    // resolved below once the hop-by-hop header is read.
-    let mut end = if payload_len == 0 {
-        None
-    } else {
-        Some(l3 + 40 + payload_len)
+    l.pseudo_src = l3 + ipv6::SRC_OFFSET;
+    l.pseudo_dst = l3 + ipv6::DST_OFFSET;
+    let mut end = match payload_len {
+        0 => V6End::AwaitingJumbo,
+        n => V6End::Known(first + n),
     };
-    if let Some(e) = end
-        && e > b.len()
-    {
-        return Err(ParseError::new(
-            Layer::Ipv6,
-            Field::PayloadLength,
-            ErrorKind::LengthBeyondBuffer {
-                claimed: payload_len,
-                available,
-            },
-            l3,
-        ));
-    }
+    let mut next = ip.next_header();
+    let mut at = first;
     let mut walked = 0;
-    while matches!(
-        next,
-        ipproto::HOPOPTS | ipproto::ROUTING | ipproto::DSTOPTS | ipproto::FRAGMENT | ipproto::AH
-    ) {
+    while ipv6_ext::is_ext_header(next) {
         if walked >= MAX_EXT_HEADERS {
             return Err(ParseError::new(
                 Layer::Ipv6Ext,
@@ -264,86 +193,77 @@ fn parse_ipv6(b: &[u8], l3: usize) -> Result<Layers, ParseError> {
                 at,
             ));
         }
-        walked += 1;
-        need(b, Layer::Ipv6Ext, at, 8)?;
-        let hdr_next = byte(b, at).unwrap_or(0);
-        let len = match next {
-            ipproto::FRAGMENT => 8,
-            ipproto::AH => (byte(b, at + 1).unwrap_or(0) as usize + 2) * 4,
-            _ => (byte(b, at + 1).unwrap_or(0) as usize + 1) * 8,
-        };
-        let limit = end.unwrap_or(b.len());
-        if at + len > limit {
+        if next == ipproto::HOPOPTS && at != first {
+            // Hop-by-hop is only valid right after the fixed header (RFC 8200 4.3).
             return Err(ParseError::new(
                 Layer::Ipv6Ext,
-                Field::ExtLength,
-                ErrorKind::LengthBeyondBuffer {
-                    claimed: len,
-                    available: limit.saturating_sub(at),
-                },
+                Field::ExtHeader,
+                ErrorKind::Unsupported { value: next as u32 },
                 at,
             ));
         }
+        walked += 1;
+        let limit = match end {
+            V6End::Known(e) => e,
+            V6End::AwaitingJumbo => b.len(),
+        };
+        let area = b.get(at..limit).unwrap_or(&[]);
+        let ext = Ipv6ExtHeader::new_checked(area, next).map_err(|e| e.at(at))?;
         match next {
             ipproto::FRAGMENT => {
-                let w = be16(b, at + 2).unwrap_or(0);
-                let offset = (w & 0xFFF8) as usize;
-                let more = w & 1 != 0;
-                l.fragment = Fragment {
-                    is_fragment: more || offset != 0,
-                    offset,
-                    more,
-                    has_header: true,
-                };
-            }
-            ipproto::ROUTING => {
-                // Types 0 and 4 (SRH) list addresses; with segments left the
-                // final destination is the first entry of the list (RFC 8200 8.1, RFC 8754).
-                let rtype = byte(b, at + 2).unwrap_or(0);
-                let left = byte(b, at + 3).unwrap_or(0) as usize;
-                let addrs = (len - 8) / 16;
-                if left > 0 && addrs > 0 {
-                    match rtype {
-                        0 => l.pseudo_dst = at + 8 + (addrs - 1) * 16,
-                        4 => l.pseudo_dst = at + 8,
-                        _ => {}
-                    }
+                if let Some(f) = ext.fragment() {
+                    l.fragment = Fragment {
+                        is_fragment: !f.is_atomic(),
+                        offset: f.offset(),
+                        more: f.more(),
+                        has_header: true,
+                    };
                 }
             }
-            ipproto::HOPOPTS | ipproto::DSTOPTS => {
-                walk_options(b, at, len, next, &mut l, &mut end, payload_len)?;
+            ipproto::ROUTING => {
+                if let Some(off) = ext.routing().and_then(|r| r.final_destination_offset()) {
+                    l.pseudo_dst = at + off;
+                }
             }
             _ => {}
         }
-        next = hdr_next;
-        at += len;
+        if let Some(options) = ext.options() {
+            for opt in options {
+                let opt = opt.map_err(|e| e.at(at))?;
+                match (next, opt.kind) {
+                    (ipproto::HOPOPTS, ipv6_ext::OPT_JUMBO) => {
+                        end =
+                            V6End::Known(jumbo_end(b, l3, at + opt.offset, payload_len, opt.data)?);
+                    }
+                    (ipproto::DSTOPTS, ipv6_ext::OPT_HOME_ADDRESS) if opt.data.len() == 16 => {
+                        l.pseudo_src = at + opt.offset + 2;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        next = ext.next_header();
+        at += ext.header_len();
+        if l.fragment.offset != 0 {
+            // A non-first fragment holds no further headers (`ipv6_skip_exthdr()` stops).
+            break;
+        }
     }
     let end = match end {
-        Some(e) => e,
-        None if at == l3 + 40 && next == ipproto::NONE => l3 + 40,
-        None => {
+        V6End::Known(e) => e,
+        V6End::AwaitingJumbo if at == first && next == ipproto::NONE => first,
+        V6End::AwaitingJumbo => {
             return Err(ParseError::new(
                 Layer::Ipv6,
                 Field::PayloadLength,
                 ErrorKind::LengthTooSmall {
                     value: 0,
-                    min: at - l3 - 40,
+                    min: at.max(first + 1) - first,
                 },
                 l3,
             ));
         }
     };
-    if at > end {
-        return Err(ParseError::new(
-            Layer::Ipv6Ext,
-            Field::ExtLength,
-            ErrorKind::LengthBeyondBuffer {
-                claimed: at - l3 - 40,
-                available: end - l3 - 40,
-            },
-            l3 + 40,
-        ));
-    }
     l.l4 = at;
     l.ip_proto = next;
     l.transport = Transport::from_proto(next);
@@ -351,63 +271,41 @@ fn parse_ipv6(b: &[u8], l3: usize) -> Result<Layers, ParseError> {
     Ok(l)
 }
 
-/// Walks the TLV options of a hop-by-hop or destination options header:
-/// Jumbo Payload (type 0xC2) sets the length, Home Address (0xC9) the pseudo source.
-fn walk_options(
+/// The datagram end a Jumbo Payload option gives, with `ipv6_hop_jumbo()`'s
+/// checks: option length 4, IPv6 payload length 0, value > 65535, within the buffer.
+fn jumbo_end(
     b: &[u8],
-    at: usize,
-    len: usize,
-    kind: u8,
-    l: &mut Layers,
-    end: &mut Option<usize>,
+    l3: usize,
+    opt_at: usize,
     payload_len: usize,
-) -> Result<(), ParseError> {
-    let mut o = at + 2;
-    let stop = at + len;
-    while o < stop {
-        let t = byte(b, o).unwrap_or(0);
-        if t == 0 {
-            o += 1;
-            continue;
-        }
-        let olen = byte(b, o + 1).unwrap_or(0) as usize;
-        if o + 2 + olen > stop {
-            return Err(ParseError::new(
-                Layer::Ipv6Ext,
-                Field::OptionLength,
-                ErrorKind::LengthBeyondBuffer {
-                    claimed: olen,
-                    available: stop.saturating_sub(o + 2),
-                },
-                at,
-            ));
-        }
-        match (kind, t) {
-            (ipproto::HOPOPTS, 0xC2) if olen == 4 && payload_len == 0 => {
-                let jumbo = b
-                    .get(o + 2..o + 6)
-                    .map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]) as usize)
-                    .unwrap_or(0);
-                let e = l.l3 + 40 + jumbo;
-                if jumbo <= 65535 || e > b.len() {
-                    return Err(ParseError::new(
-                        Layer::Ipv6Ext,
-                        Field::JumboLength,
-                        ErrorKind::LengthBeyondBuffer {
-                            claimed: jumbo,
-                            available: b.len() - l.l3 - 40,
-                        },
-                        at,
-                    ));
-                }
-                *end = Some(e);
-            }
-            (ipproto::DSTOPTS, 0xC9) if olen == 16 => l.pseudo_src = o + 2,
-            _ => {}
-        }
-        o += 2 + olen;
+    data: &[u8],
+) -> Result<usize, ParseError> {
+    let err = |kind| ParseError::new(Layer::Ipv6Ext, Field::JumboLength, kind, opt_at);
+    let &[a, bb, c, d] = data else {
+        return Err(err(ErrorKind::Unsupported {
+            value: data.len() as u32,
+        }));
+    };
+    if payload_len != 0 {
+        return Err(err(ErrorKind::Unsupported {
+            value: payload_len as u32,
+        }));
     }
-    Ok(())
+    let jumbo = u32::from_be_bytes([a, bb, c, d]) as usize;
+    if jumbo <= 0xFFFF {
+        return Err(err(ErrorKind::LengthTooSmall {
+            value: jumbo,
+            min: 0x1_0000,
+        }));
+    }
+    let available = b.len().saturating_sub(l3 + ipv6::HEADER_LEN);
+    if jumbo > available {
+        return Err(err(ErrorKind::LengthBeyondBuffer {
+            claimed: jumbo,
+            available,
+        }));
+    }
+    Ok(l3 + ipv6::HEADER_LEN + jumbo)
 }
 
 /// Parses the transport header's length; returns the payload offset.
@@ -416,101 +314,36 @@ fn parse_l4(b: &[u8], l: &Layers) -> Result<usize, ParseError> {
     if l.fragment.offset != 0 {
         return Ok(at); // a non-first fragment carries no transport header
     }
-    let seg = &b[..l.end];
-    match l.transport {
-        Transport::Tcp => {
-            need(seg, Layer::Tcp, at, 20)?;
-            let doff = (byte(seg, at + 12).unwrap_or(0) >> 4) as usize * 4;
-            if doff < 20 {
-                return Err(ParseError::new(
-                    Layer::Tcp,
-                    Field::DataOffset,
-                    ErrorKind::LengthTooSmall {
-                        value: doff,
-                        min: 20,
-                    },
-                    at,
-                ));
-            }
-            if at + doff > seg.len() {
-                return Err(ParseError::new(
-                    Layer::Tcp,
-                    Field::DataOffset,
-                    ErrorKind::LengthBeyondBuffer {
-                        claimed: doff,
-                        available: seg.len() - at,
-                    },
-                    at,
-                ));
-            }
-            Ok(at + doff)
-        }
-        Transport::Udp => {
-            need(seg, Layer::Udp, at, 8)?;
-            let ulen = be16(seg, at + 4).unwrap_or(0) as usize;
-            // UDP length 0 is the jumbogram convention (RFC 2675); otherwise it must fit.
-            if ulen != 0 && ulen < 8 {
-                return Err(ParseError::new(
-                    Layer::Udp,
-                    Field::UdpLength,
-                    ErrorKind::LengthTooSmall {
-                        value: ulen,
-                        min: 8,
-                    },
-                    at,
-                ));
-            }
-            if ulen > seg.len() - at {
-                return Err(ParseError::new(
-                    Layer::Udp,
-                    Field::UdpLength,
-                    ErrorKind::LengthBeyondBuffer {
-                        claimed: ulen,
-                        available: seg.len() - at,
-                    },
-                    at,
-                ));
-            }
-            Ok(at + 8)
-        }
-        Transport::Sctp => {
-            need(seg, Layer::Sctp, at, 12)?;
-            Ok(at + 12)
-        }
-        Transport::Icmp | Transport::Icmpv6 => {
-            need(seg, Layer::Icmp, at, 4)?;
-            Ok(at + 4)
-        }
-        Transport::Gre => {
-            need(seg, Layer::Gre, at, 4)?;
-            let flags = be16(seg, at).unwrap_or(0);
-            let version = flags & 0x7;
-            let mut len = 4;
-            if flags & 0x8000 != 0 {
-                len += 4;
-            }
-            if flags & 0x2000 != 0 {
-                len += 4;
-            }
-            if flags & 0x1000 != 0 {
-                len += 4;
-            }
-            if version == 1 && flags & 0x0080 != 0 {
-                len += 4; // enhanced GRE (PPTP) acknowledgment number
-            }
-            if version > 1 {
-                return Err(ParseError::new(
-                    Layer::Gre,
-                    Field::GreVersion,
-                    ErrorKind::Unsupported {
-                        value: version as u32,
-                    },
-                    at,
-                ));
-            }
-            need(seg, Layer::Gre, at, len)?;
-            Ok(at + len)
-        }
-        _ => Ok(at),
+    let seg = b.get(at..l.end).unwrap_or(&[]);
+    let len = match l.transport {
+        Transport::Tcp => TcpHeader::new_checked(seg).map(|h| h.header_len()),
+        Transport::Udp => udp_header_len(seg, l),
+        Transport::Sctp => SctpHeader::new_checked(seg).map(|h| h.header_len()),
+        Transport::Icmp | Transport::Icmpv6 => IcmpHeader::new_checked(seg).map(|h| h.header_len()),
+        Transport::Gre => GreHeader::new_checked(seg).map(|h| h.header_len()),
+        Transport::Ipip | Transport::Ipv6InIp | Transport::Other(_) => Ok(0),
+    };
+    len.map(|n| at + n).map_err(|e| e.at(at))
+}
+
+/// UDP length rules of `__udp4_lib_rcv()` / `__udp6_lib_rcv()`: the length
+/// fits the datagram; 0 means "the IP length" for IPv6 only; a first
+/// fragment holds just part of what the length counts.
+fn udp_header_len(seg: &[u8], l: &Layers) -> Result<usize, ParseError> {
+    if l.fragment.is_fragment {
+        return UdpHeader::new_checked_header(seg).map(|h| h.header_len());
     }
+    let h = UdpHeader::new_checked(seg)?;
+    if l.net == Net::Ipv4 && h.length() == 0 {
+        return Err(ParseError::new(
+            Layer::Udp,
+            Field::UdpLength,
+            ErrorKind::LengthTooSmall {
+                value: 0,
+                min: super::udp::HEADER_LEN,
+            },
+            0,
+        ));
+    }
+    Ok(h.header_len())
 }

@@ -39,6 +39,10 @@ pub struct UdpRaw {
 
 fn check(bytes: &[u8]) -> Result<(), ParseError> {
     let (raw, _) = prefix::<UdpRaw>(bytes, Layer::Udp)?;
+    check_len(raw, bytes.len())
+}
+
+fn check_len(raw: &UdpRaw, available: usize) -> Result<(), ParseError> {
     let len = raw.length.get() as usize;
     let err = |kind| ParseError::new(Layer::Udp, Field::UdpLength, kind, 0);
     if len != 0 && len < HEADER_LEN {
@@ -47,10 +51,10 @@ fn check(bytes: &[u8]) -> Result<(), ParseError> {
             min: HEADER_LEN,
         }));
     }
-    if len > bytes.len() {
+    if len > available {
         return Err(err(ErrorKind::LengthBeyondBuffer {
             claimed: len,
-            available: bytes.len(),
+            available,
         }));
     }
     Ok(())
@@ -66,6 +70,13 @@ impl<'a> UdpHeader<'a> {
     /// Checks 8 bytes and a length of 0 or 8..=`bytes.len()`.
     pub fn new_checked(bytes: &'a [u8]) -> Result<Self, ParseError> {
         check(bytes)?;
+        let (raw, _) = prefix::<UdpRaw>(bytes, Layer::Udp)?;
+        Ok(UdpHeader { raw })
+    }
+
+    /// Checks the 8 header bytes only, not the length field (the first
+    /// fragment of a fragmented datagram holds only part of what it counts).
+    pub fn new_checked_header(bytes: &'a [u8]) -> Result<Self, ParseError> {
         let (raw, _) = prefix::<UdpRaw>(bytes, Layer::Udp)?;
         Ok(UdpHeader { raw })
     }
@@ -194,5 +205,10 @@ mod tests {
         }
         let mut m = DGRAM;
         assert!(UdpHeaderMut::new_checked(&mut m[..9]).is_err());
+        assert_eq!(
+            UdpHeader::new_checked_header(&DGRAM[..9]).unwrap().length(),
+            10
+        );
+        assert!(UdpHeader::new_checked_header(&DGRAM[..7]).is_err());
     }
 }

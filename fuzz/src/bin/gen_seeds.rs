@@ -43,10 +43,10 @@ fn frames() -> Vec<Vec<u8>> {
         let b = PacketBuilder::ethernet2([2; 6], [4; 6])
             .ipv6([1; 16], [2; 16], 64)
             .udp(4000, 6081);
-        let mut gen = vec![0x00, 0, 0x65, 0x58, 0, 0, 7, 0];
-        gen.extend_from_slice(&inner);
+        let mut geneve = vec![0x00, 0, 0x65, 0x58, 0, 0, 7, 0];
+        geneve.extend_from_slice(&inner);
         let mut v = Vec::new();
-        b.write(&mut v, &gen).unwrap();
+        b.write(&mut v, &geneve).unwrap();
         out.push(v);
         let b = PacketBuilder::ethernet2([2; 6], [4; 6])
             .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)

@@ -255,7 +255,8 @@ enum Level {
 /// Consecutive verified checksums from the outermost become `Unnecessary` with
 /// `level = count - 1` (a zero outer UDP checksum counts, as in Linux: the 82599
 /// VXLAN case). `UNKNOWN`, `BAD` and `INVALID` never verify. An inner `NONE`
-/// adds the `DATA_VALID | CSUM_BLANK` facts (data good, field not filled).
+/// (data good, field not filled) claims nothing here: a blank field needs its
+/// place (`Partial`), which only [`rx_to_meta_frame`] can find.
 pub fn rx_to_meta(rx: RxCsum, encap: Encap) -> DpdkRx {
     let inner = if rx.l4 == RxStatus::Good {
         Level::Verified
@@ -283,11 +284,7 @@ pub fn rx_to_meta(rx: RxCsum, encap: Encap) -> DpdkRx {
         Some(level) if count > 0 => CsumState::Unnecessary { level },
         _ => CsumState::None,
     };
-    let flags = if rx.l4 == RxStatus::NoneDataValid {
-        CsumFlags::DATA_VALID.union(CsumFlags::CSUM_BLANK)
-    } else {
-        CsumFlags::empty()
-    };
+    let flags = CsumFlags::empty();
     let verdict = if rx.outer_ip == OuterIpStatus::Bad {
         RxVerdict::BadOuterIpHeader
     } else if rx.outer_l4 == OuterL4Status::Bad {
@@ -304,6 +301,37 @@ pub fn rx_to_meta(rx: RxCsum, encap: Encap) -> DpdkRx {
     DpdkRx {
         meta: CsumMeta::new(state, flags).unwrap_or(CsumMeta::NONE),
         verdict,
+    }
+}
+
+/// [`rx_to_meta`] with the frame at hand: an untunnelled `NONE` whose field
+/// holds the pseudo-header seed of a plain TCP/UDP packet becomes `Partial`
+/// with `CSUM_BLANK | DATA_VALID` (the virtio PMD's `NEEDS_CSUM` case), so it
+/// can be forwarded without a software sum and filled where needed. Otherwise
+/// the same as [`rx_to_meta`].
+pub fn rx_to_meta_frame(rx: RxCsum, encap: Encap, frame: &[u8], link: LinkType) -> DpdkRx {
+    let plain = rx_to_meta(rx, encap);
+    if rx.l4 != RxStatus::NoneDataValid || encap != Encap::None {
+        return plain;
+    }
+    let Ok(setup) = super::setup::checksum_setup(frame, link) else {
+        return plain;
+    };
+    if super::setup::check_seed(frame, &setup.layers, setup.start, setup.offset).is_err() {
+        return plain;
+    }
+    let meta = CsumMeta::new(
+        CsumState::Partial {
+            start: setup.start,
+            offset: setup.offset,
+            kind: PartialKind::Inet,
+        },
+        CsumFlags::CSUM_BLANK.union(CsumFlags::DATA_VALID),
+    )
+    .unwrap_or(CsumMeta::NONE);
+    DpdkRx {
+        meta,
+        verdict: plain.verdict,
     }
 }
 
@@ -330,10 +358,7 @@ pub fn meta_to_rx(meta: CsumMeta, encap: Encap) -> RxCsum {
                 }
             }
         },
-        _ if flags.contains(CsumFlags::CSUM_BLANK) && flags.contains(CsumFlags::DATA_VALID) => {
-            rx.l4 = RxStatus::NoneDataValid;
-        }
-        _ if validated && !flags.contains(CsumFlags::CSUM_BLANK) => match encap {
+        _ if validated => match encap {
             Encap::None | Encap::NoOuterChecksum => rx.l4 = RxStatus::Good,
             Encap::UdpTunnel(_) => rx.outer_l4 = OuterL4Status::Good,
             Encap::GreWithChecksum => {}

@@ -1,0 +1,62 @@
+//! CPUID and XCR0, read by hand (no `std::is_x86_feature_detected!`).
+
+use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
+
+/// The features the kernels need, each already gated on OS register support.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Features {
+    pub sse2: bool,
+    pub sse42: bool,
+    pub pclmul: bool,
+    pub avx2: bool,
+    pub avx512bw: bool,
+    pub vpclmul_avx512: bool,
+}
+
+const fn bit(reg: u32, n: u32) -> bool {
+    reg & (1 << n) != 0
+}
+
+/// XCR0 (which register states the OS saves on context switch).
+#[target_feature(enable = "xsave")]
+unsafe fn xcr0() -> u64 {
+    // SAFETY: the caller checked CPUID.1:ECX.OSXSAVE, so XGETBV is enabled and
+    // XCR0 (register 0) always exists.
+    unsafe { _xgetbv(0) }
+}
+
+/// Reads CPUID leaves 0, 1 and 7 and XCR0.
+pub(super) fn read() -> Features {
+    // CPUID exists on every x86-64 CPU; leaf 7 is read only when leaf 0 reports it.
+    let max_leaf = __cpuid(0).eax;
+    let l1 = __cpuid(1);
+    let l7 = if max_leaf >= 7 {
+        Some(__cpuid_count(7, 0))
+    } else {
+        None
+    };
+    let osxsave = bit(l1.ecx, 27);
+    let xcr0 = if osxsave {
+        // SAFETY: OSXSAVE is set, so XGETBV may be executed (and the CPU has
+        // XSAVE, the target feature `xcr0` enables).
+        unsafe { xcr0() }
+    } else {
+        0
+    };
+    // XCR0 bits 1 (SSE) and 2 (AVX upper halves); 5, 6, 7 (opmask, ZMM0-15
+    // upper halves, ZMM16-31).
+    let ymm_os = xcr0 & 0b110 == 0b110;
+    let zmm_os = ymm_os && xcr0 & 0xE0 == 0xE0;
+    let avx = bit(l1.ecx, 28) && ymm_os;
+    let (ebx7, ecx7) = l7.map_or((0, 0), |r| (r.ebx, r.ecx));
+    let avx2 = avx && bit(ebx7, 5);
+    let avx512f = zmm_os && bit(ebx7, 16);
+    Features {
+        sse2: bit(l1.edx, 26),
+        sse42: bit(l1.ecx, 20),
+        pclmul: bit(l1.ecx, 1),
+        avx2,
+        avx512bw: avx512f && bit(ebx7, 30),
+        vpclmul_avx512: avx512f && bit(ecx7, 10),
+    }
+}

@@ -1,0 +1,254 @@
+//! CPU feature detection, level dispatch and the SIMD kernels: the only place
+//! in the crate with `unsafe` code.
+//!
+//! Detection reads CPUID and XCR0 by hand (no `std`): a vector level counts
+//! only when the CPU has the instructions *and* the OS saves the registers
+//! (OSXSAVE, XCR0 bits for YMM / opmask+ZMM state). The chosen levels live in
+//! two atomics that are only ever written with a level [`detected`] allows, so
+//! the dispatchers may call the `#[target_feature]` kernels on that basis.
+//!
+//! Every kernel returns a *raw sum* `r: u64` with the invariant the scalar
+//! reference has: `r ≡ Σ (little-endian u32 words of the data, zero-padded)
+//! (mod 2^32 - 1)` and `r == 0` exactly when every byte is zero. Any two raw
+//! sums with that invariant fold to the same `Wsum` (see `super::raw_to_wsum`),
+//! which is why every level gives the identical `Wsum`, not only the same
+//! folded checksum.
+#![allow(unsafe_code)]
+
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use super::level::{CrcLevel, Level, Unsupported};
+use super::{crc, scalar};
+
+#[cfg(target_arch = "x86_64")]
+mod cpuid;
+#[cfg(target_arch = "x86_64")]
+mod crc_pclmul;
+#[cfg(target_arch = "x86_64")]
+mod crc_sse42;
+#[cfg(target_arch = "x86_64")]
+mod crc_vpclmul;
+#[cfg(target_arch = "x86_64")]
+mod sum_avx2;
+#[cfg(target_arch = "x86_64")]
+mod sum_avx512;
+#[cfg(target_arch = "x86_64")]
+mod sum_sse2;
+
+/// Marker for "not chosen yet" in the level atomics.
+const UNSET: u8 = 0xFF;
+
+/// Best levels found by detection: low nibble sum level, high nibble CRC level.
+static DETECTED: AtomicU8 = AtomicU8::new(UNSET);
+/// Active sum level; only ever holds [`UNSET`] or a level `<=` the detected one.
+static SUM_LEVEL: AtomicU8 = AtomicU8::new(UNSET);
+/// Active CRC level; only ever holds [`UNSET`] or a level `<=` the detected one.
+static CRC_LEVEL: AtomicU8 = AtomicU8::new(UNSET);
+
+/// The best sum and CRC levels this CPU supports (detected once, then cached).
+pub(crate) fn detected() -> (Level, CrcLevel) {
+    let mut packed = DETECTED.load(Ordering::Relaxed);
+    if packed == UNSET {
+        let (s, c) = detect_now();
+        packed = (s as u8) | ((c as u8) << 4);
+        DETECTED.store(packed, Ordering::Relaxed);
+    }
+    (
+        Level::from_u8(packed & 0x0F).unwrap_or(Level::Scalar),
+        CrcLevel::from_u8(packed >> 4).unwrap_or(CrcLevel::Table),
+    )
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_now() -> (Level, CrcLevel) {
+    let f = cpuid::read();
+    let sum = if f.avx512bw {
+        Level::Avx512
+    } else if f.avx2 {
+        Level::Avx2
+    } else if f.sse2 {
+        Level::Sse2
+    } else {
+        Level::Scalar
+    };
+    let crc = if f.sse42 && f.pclmul && f.vpclmul_avx512 {
+        CrcLevel::Vpclmul
+    } else if f.sse42 && f.pclmul {
+        CrcLevel::Pclmul
+    } else if f.sse42 {
+        CrcLevel::Sse42
+    } else {
+        CrcLevel::Table
+    };
+    (sum, crc)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect_now() -> (Level, CrcLevel) {
+    (Level::Scalar, CrcLevel::Table)
+}
+
+/// The active sum level (the detected best unless a lower one was set).
+pub(crate) fn sum_level() -> Level {
+    let v = SUM_LEVEL.load(Ordering::Relaxed);
+    match Level::from_u8(v) {
+        Some(l) => l,
+        None => {
+            let best = detected().0;
+            SUM_LEVEL.store(best as u8, Ordering::Relaxed);
+            best
+        }
+    }
+}
+
+/// The active CRC level.
+pub(crate) fn crc_level() -> CrcLevel {
+    let v = CRC_LEVEL.load(Ordering::Relaxed);
+    match CrcLevel::from_u8(v) {
+        Some(l) => l,
+        None => {
+            let best = detected().1;
+            CRC_LEVEL.store(best as u8, Ordering::Relaxed);
+            best
+        }
+    }
+}
+
+/// Checks that `level` is supported here.
+pub(crate) fn check_sum_level(level: Level) -> Result<(), Unsupported> {
+    let best = detected().0;
+    if level <= best {
+        Ok(())
+    } else {
+        Err(Unsupported {
+            requested: level.name(),
+            best: best.name(),
+        })
+    }
+}
+
+/// Checks that `level` is supported here.
+pub(crate) fn check_crc_level(level: CrcLevel) -> Result<(), Unsupported> {
+    let best = detected().1;
+    if level <= best {
+        Ok(())
+    } else {
+        Err(Unsupported {
+            requested: level.name(),
+            best: best.name(),
+        })
+    }
+}
+
+/// Makes `level` the active sum level if supported; returns the previous one.
+pub(crate) fn set_sum_level(level: Level) -> Result<Level, Unsupported> {
+    check_sum_level(level)?;
+    let prev = sum_level();
+    SUM_LEVEL.store(level as u8, Ordering::Relaxed);
+    Ok(prev)
+}
+
+/// Makes `level` the active CRC level if supported; returns the previous one.
+pub(crate) fn set_crc_level(level: CrcLevel) -> Result<CrcLevel, Unsupported> {
+    check_crc_level(level)?;
+    let prev = crc_level();
+    CRC_LEVEL.store(level as u8, Ordering::Relaxed);
+    Ok(prev)
+}
+
+/// Raw sum of `data` at a level the caller has checked (`check_sum_level` or
+/// read from `SUM_LEVEL`, which only holds checked levels).
+#[inline]
+fn sum_checked(level: Level, data: &[u8]) -> u64 {
+    match level {
+        Level::Scalar => scalar::sum_raw(data),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level` is <= the detected level, so this CPU has SSE2.
+        Level::Sse2 => unsafe { sum_sse2::sum(data) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level` is <= the detected level, so this CPU has AVX2 and the
+        // OS saves YMM state.
+        Level::Avx2 => unsafe { sum_avx2::sum(data) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level` is <= the detected level, so this CPU has AVX-512F+BW
+        // and the OS saves opmask and ZMM state.
+        Level::Avx512 => unsafe { sum_avx512::sum(data) },
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => scalar::sum_raw(data),
+    }
+}
+
+/// Raw fused copy+sum at a checked level; `src.len() == dst.len()` is checked by the caller.
+#[inline]
+fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
+    match level {
+        Level::Scalar => scalar::copy_raw(src, dst),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `sum_checked`: SSE2 is present.
+        Level::Sse2 => unsafe { sum_sse2::copy(src, dst) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `sum_checked`: AVX2 is present and enabled by the OS.
+        Level::Avx2 => unsafe { sum_avx2::copy(src, dst) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `sum_checked`: AVX-512F+BW are present and enabled.
+        Level::Avx512 => unsafe { sum_avx512::copy(src, dst) },
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => scalar::copy_raw(src, dst),
+    }
+}
+
+/// Raw sum with the active level.
+#[inline]
+pub(crate) fn sum(data: &[u8]) -> u64 {
+    sum_checked(sum_level(), data)
+}
+
+/// Raw sum at `level`, or why not.
+pub(crate) fn sum_at(level: Level, data: &[u8]) -> Result<u64, Unsupported> {
+    check_sum_level(level)?;
+    Ok(sum_checked(level, data))
+}
+
+/// Fused copy+sum with the active level. Lengths must be equal (checked by the caller).
+#[inline]
+pub(crate) fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
+    copy_checked(sum_level(), src, dst)
+}
+
+/// Fused copy+sum at `level`, or why not. Lengths checked by the caller.
+pub(crate) fn copy_at(level: Level, src: &[u8], dst: &mut [u8]) -> Result<u64, Unsupported> {
+    check_sum_level(level)?;
+    Ok(copy_checked(level, src, dst))
+}
+
+/// Advances a raw CRC32c register at a checked level.
+#[inline]
+fn crc_checked(level: CrcLevel, reg: u32, data: &[u8]) -> u32 {
+    match level {
+        CrcLevel::Table => crc::update_table(reg, data),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level` is <= the detected level, so this CPU has SSE4.2.
+        CrcLevel::Sse42 => unsafe { crc_sse42::update(reg, data) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level` is <= the detected level: SSE4.2 and PCLMULQDQ present.
+        CrcLevel::Pclmul => unsafe { crc_pclmul::update(reg, data) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level` is <= the detected level: SSE4.2, PCLMULQDQ, AVX-512F
+        // and VPCLMULQDQ present, ZMM state enabled by the OS.
+        CrcLevel::Vpclmul => unsafe { crc_vpclmul::update(reg, data) },
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => crc::update_table(reg, data),
+    }
+}
+
+/// Advances a raw CRC32c register with the active level.
+#[inline]
+pub(crate) fn crc_update(reg: u32, data: &[u8]) -> u32 {
+    crc_checked(crc_level(), reg, data)
+}
+
+/// Advances a raw CRC32c register at `level`, or why not.
+pub(crate) fn crc_update_at(level: CrcLevel, reg: u32, data: &[u8]) -> Result<u32, Unsupported> {
+    check_crc_level(level)?;
+    Ok(crc_checked(level, reg, data))
+}

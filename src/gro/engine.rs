@@ -1,0 +1,464 @@
+//! The engine: a fixed-capacity flow table and the receive / flush loop
+//! (Linux `dev_gro_receive`, `napi_gro_complete`, `napi_gro_flush`).
+
+use super::cb::{Cb, Refusal};
+use super::config::{GroConfig, GroKinds, SoftwareVerify, TunnelPolicy};
+use super::flow::{self, final_flag};
+use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
+use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
+use super::reason::FlushReason;
+use crate::csum::Wsum;
+use crate::state::{CsumLevel, CsumMeta, CsumState};
+use crate::wire::consts::ipproto;
+
+const NIL: u16 = u16::MAX;
+
+/// Counters of what the engine did (for reports and the replay tool).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GroStats {
+    /// Packets passed to `receive`.
+    pub packets: u64,
+    /// Packets appended to a held flow.
+    pub merged: u64,
+    /// Packets that started a held flow.
+    pub new_flows: u64,
+    /// Packets passed up alone.
+    pub passed_up: u64,
+    /// Super-packets (including single held packets) flushed.
+    pub flushed: u64,
+    /// Payload and header bytes summed in software to verify checksums.
+    pub sw_bytes: u64,
+    /// Device `Complete` sums that disagreed with a good software sum
+    /// (`netdev_rx_csum_fault`).
+    pub csum_faults: u64,
+}
+
+/// A GRO engine with room for `FLOWS` held flows (1..65535). Never allocates.
+///
+/// Each flow keeps the first packet's header bytes (up to
+/// [`MAX_HEADER`](super::MAX_HEADER)), and the id and payload range of every
+/// segment: about 800 bytes per flow, so large tables belong in a `static` or
+/// a `Box`.
+#[derive(Debug)]
+pub struct Gro<const FLOWS: usize> {
+    cfg: GroConfig,
+    flows: [SuperPacket; FLOWS],
+    used: [bool; FLOWS],
+    buckets: [u16; FLOWS],
+    free: u16,
+    oldest: u16,
+    newest: u16,
+    held: usize,
+    stats: GroStats,
+}
+
+impl<const FLOWS: usize> Gro<FLOWS> {
+    const CHECK: () = assert!(FLOWS > 0 && FLOWS < NIL as usize, "FLOWS must be 1..65535");
+
+    /// An empty engine with `cfg`.
+    pub fn new(cfg: GroConfig) -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CHECK;
+        let mut g = Gro {
+            cfg,
+            flows: [const { SuperPacket::EMPTY }; FLOWS],
+            used: [false; FLOWS],
+            buckets: [NIL; FLOWS],
+            free: 0,
+            oldest: NIL,
+            newest: NIL,
+            held: 0,
+            stats: GroStats::default(),
+        };
+        // Free list threaded through `next`.
+        for i in 0..FLOWS {
+            g.flows[i].next = if i + 1 < FLOWS { (i + 1) as u16 } else { NIL };
+        }
+        g
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GroConfig {
+        &self.cfg
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> &GroStats {
+        &self.stats
+    }
+
+    /// Number of held flows.
+    pub fn held_flows(&self) -> usize {
+        self.held
+    }
+
+    /// Switches GRO kinds on or off at run time; held flows are flushed first
+    /// (with [`FlushReason::ConfigChange`]) so nothing stays held under a rule
+    /// that no longer applies.
+    pub fn set_kinds<S: FnMut(&SuperPacket)>(&mut self, kinds: GroKinds, sink: &mut S) {
+        self.flush_all_with(FlushReason::ConfigChange, sink);
+        self.cfg.kinds = kinds;
+    }
+
+    /// Changes the tunnel checksum policy (held flows are kept).
+    pub fn set_tunnel_policy(&mut self, policy: TunnelPolicy) {
+        self.cfg.tunnel_policy = policy;
+    }
+
+    /// Flushes every held flow, oldest first (`napi_gro_flush` at the end of a
+    /// poll), with [`FlushReason::PollEnd`].
+    pub fn flush_all<S: FnMut(&SuperPacket)>(&mut self, sink: &mut S) {
+        self.flush_all_with(FlushReason::PollEnd, sink);
+    }
+
+    fn flush_all_with<S: FnMut(&SuperPacket)>(&mut self, reason: FlushReason, sink: &mut S) {
+        while self.oldest != NIL {
+            let slot = self.oldest;
+            self.flush_slot(slot, reason, sink);
+        }
+    }
+
+    /// Flushes flows held for at least `flush_age_ticks` ticks before `now`
+    /// (`napi_gro_flush(napi, true)`), with [`FlushReason::Aged`].
+    pub fn tick<S: FnMut(&SuperPacket)>(&mut self, now: u64, sink: &mut S) {
+        let age = self.cfg.flush_age_ticks;
+        if age == 0 {
+            return;
+        }
+        while self.oldest != NIL {
+            let slot = self.oldest;
+            let born = self.flows.get(slot as usize).map_or(now, |f| f.born);
+            if now.saturating_sub(born) < age {
+                break;
+            }
+            self.flush_slot(slot, FlushReason::Aged, sink);
+        }
+    }
+
+    /// Offers one received frame with its packet id and checksum metadata.
+    ///
+    /// Super-packets flushed by this call (the packet's own flow when it cannot
+    /// merge, the oldest flow when the table is full, or the flow this packet
+    /// completed) go to `sink` before this returns; a `PassUp` verdict is for
+    /// delivery after them, so one flow's packets never leave out of order.
+    pub fn receive<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: CsumMeta,
+        now: u64,
+        sink: &mut S,
+    ) -> Verdict {
+        self.stats.packets += 1;
+        let out = match parse::parse(frame, self.cfg.link, self.cfg.kinds) {
+            Ok(o) => o,
+            Err(FlushReason::Fragment) => {
+                // A later fragment has no ports: flush every held flow between
+                // the same outer addresses so none of them is overtaken.
+                self.flush_fragment_peers(frame, sink);
+                return self.pass(FlushReason::Fragment, meta);
+            }
+            Err(reason) => return self.pass(reason, meta),
+        };
+        let p = out.p;
+        let hash = flow::hash(frame, &p);
+        if let Some(reason) = out.defect {
+            self.flush_flow(hash, frame, &p, reason, sink);
+            return self.pass(reason, meta);
+        }
+        // Checksums, outermost first (before any flow work, as Linux).
+        let mut cb = Cb::new(&meta, frame, p.ips[0].off as usize, p.end as usize);
+        let checked = self.check_csums(frame, &p, &mut cb);
+        self.stats.sw_bytes += cb.sw_bytes as u64;
+        if cb.fault {
+            self.stats.csum_faults += 1;
+        }
+        if let Err(reason) = checked {
+            self.flush_flow(hash, frame, &p, reason, sink);
+            return self.pass(reason, meta);
+        }
+        let flags = match p.l4kind {
+            L4::Tcp => byte(frame, p.l4 as usize + 13).unwrap_or(0),
+            L4::Udp => 0,
+        };
+        let len = p.payload_len();
+        if let Some(slot) = self.lookup(hash, frame, &p) {
+            match flow::can_merge(&self.flows[slot as usize], frame, &p, self.cfg.size_limit()) {
+                Ok(plan) => {
+                    let limit = self.cfg.seg_limit();
+                    let f = &mut self.flows[slot as usize];
+                    let _ = f.segs.push(Segment {
+                        id,
+                        start: p.payload,
+                        len: len as u16,
+                    });
+                    f.payload += len;
+                    f.ip_len += len;
+                    f.id_mode = plan.id_mode;
+                    f.fin_psh |= plan.fin_psh;
+                    self.stats.merged += 1;
+                    let done = if let Some(r) = final_flag(flags) {
+                        Some(r)
+                    } else if len < f.mss as u32 {
+                        Some(FlushReason::ShortSegment)
+                    } else if f.segs.len() >= limit as usize {
+                        Some(FlushReason::TooManySegs)
+                    } else {
+                        None
+                    };
+                    if let Some(r) = done {
+                        self.flush_slot(slot, r, sink);
+                    }
+                    return Verdict::Held(Held::Merged);
+                }
+                Err(reason) => self.flush_slot(slot, reason, sink),
+            }
+        }
+        // A new flow, unless this packet must go up alone.
+        if len == 0 {
+            return self.pass(FlushReason::PureAck, self.upgraded(meta, &cb));
+        }
+        if let Some(r) = final_flag(flags) {
+            return self.pass(r, self.upgraded(meta, &cb));
+        }
+        if self.cfg.seg_limit() <= 1 {
+            return self.pass(FlushReason::TooManySegs, self.upgraded(meta, &cb));
+        }
+        let meta = self.upgraded(meta, &cb);
+        self.insert(hash, frame, &p, id, meta, now, sink);
+        self.stats.new_flows += 1;
+        Verdict::Held(Held::NewFlow)
+    }
+
+    fn pass(&mut self, reason: FlushReason, meta: CsumMeta) -> Verdict {
+        self.stats.passed_up += 1;
+        Verdict::PassUp { reason, meta }
+    }
+
+    /// The metadata a packet leaves with alone: `None` upgraded to
+    /// `Unnecessary` covering the checksums this pass verified
+    /// (`__skb_incr_checksum_unnecessary` from `skb_gro_incr_csum_unnecessary`).
+    fn upgraded(&self, meta: CsumMeta, cb: &Cb) -> CsumMeta {
+        if meta.state() == CsumState::None && cb.verified > 0 {
+            let level = CsumLevel::new(cb.verified.min(4) - 1).unwrap_or(CsumLevel::L0);
+            CsumMeta::new(CsumState::Unnecessary { level }, meta.flags()).unwrap_or(meta)
+        } else {
+            meta
+        }
+    }
+
+    /// The checksum chain of one packet (outer UDP / GRE, the strict gate,
+    /// inner or plain TCP/UDP).
+    fn check_csums(&self, f: &[u8], p: &Parsed, cb: &mut Cb) -> Result<(), FlushReason> {
+        let sw = self.cfg.software_verify == SoftwareVerify::On;
+        let end = p.end as usize;
+        let refuse = |r: Refusal| match r {
+            Refusal::Bad => FlushReason::BadChecksum,
+            Refusal::Unknown => FlushReason::ChecksumUnknown,
+        };
+        let outer = p.ips[0];
+        match p.encap {
+            Encap::Vxlan | Encap::Geneve => {
+                let u = p.enc_off as usize;
+                let zero = be16(f, u + 6) == Some(0);
+                let ps = parse::pseudo(f, outer, ipproto::UDP, (end - u) as u32);
+                cb.validate(f, u, end, ps, zero, sw).map_err(refuse)?;
+                if !zero {
+                    cb.try_convert(u, ps);
+                }
+                if self.cfg.tunnel_policy == TunnelPolicy::Strict && !cb.cheap_inner(p.l4 as usize)
+                {
+                    return Err(FlushReason::TunnelChecksumStrict);
+                }
+            }
+            Encap::Gre => {
+                let g = p.enc_off as usize;
+                if be16(f, g).unwrap_or(0) & 0x8000 != 0 {
+                    cb.validate(f, g, end, Wsum::ZERO, false, sw)
+                        .map_err(refuse)?;
+                    cb.try_convert(g, Wsum::ZERO);
+                }
+            }
+            Encap::Ipip | Encap::None => {}
+        }
+        let l4 = p.l4 as usize;
+        let inner = p.inner();
+        match p.l4kind {
+            L4::Tcp => {
+                let ps = parse::pseudo(f, inner, ipproto::TCP, (end - l4) as u32);
+                cb.validate(f, l4, end, ps, false, sw).map_err(refuse)
+            }
+            L4::Udp => {
+                if be16(f, l4 + 6) == Some(0) {
+                    return Err(FlushReason::UdpNoChecksum);
+                }
+                let ps = parse::pseudo(f, inner, ipproto::UDP, (end - l4) as u32);
+                cb.validate(f, l4, end, ps, false, sw).map_err(refuse)
+            }
+        }
+    }
+
+    #[inline]
+    fn bucket(hash: u32) -> usize {
+        hash as usize % FLOWS
+    }
+
+    #[inline]
+    fn lookup(&self, hash: u32, f: &[u8], p: &Parsed) -> Option<u16> {
+        let mut i = *self.buckets.get(Self::bucket(hash))?;
+        while i != NIL {
+            let s = self.flows.get(i as usize)?;
+            if s.hash == hash && flow::same_flow(s, f, p) {
+                return Some(i);
+            }
+            i = s.next;
+        }
+        None
+    }
+
+    /// Flushes the held flow of a packet that goes up alone (order first).
+    fn flush_flow<S: FnMut(&SuperPacket)>(
+        &mut self,
+        hash: u32,
+        f: &[u8],
+        p: &Parsed,
+        reason: FlushReason,
+        sink: &mut S,
+    ) {
+        if let Some(slot) = self.lookup(hash, f, p) {
+            self.flush_slot(slot, reason, sink);
+        }
+    }
+
+    /// Flushes held flows whose outermost IP header has the fragment's
+    /// addresses and protocol (a scan: fragments are rare).
+    fn flush_fragment_peers<S: FnMut(&SuperPacket)>(&mut self, f: &[u8], sink: &mut S) {
+        let Some(ip) = parse::outer_ip(f, self.cfg.link) else {
+            return;
+        };
+        let mut i = self.oldest;
+        while i != NIL {
+            let Some(s) = self.flows.get(i as usize) else {
+                return;
+            };
+            let next = s.newer;
+            if flow::same_outer_ip(s, f, ip) {
+                self.flush_slot(i, FlushReason::Fragment, sink);
+            }
+            i = next;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn insert<S: FnMut(&SuperPacket)>(
+        &mut self,
+        hash: u32,
+        f: &[u8],
+        p: &Parsed,
+        id: u32,
+        meta: CsumMeta,
+        now: u64,
+        sink: &mut S,
+    ) {
+        if self.free == NIL {
+            let victim = self.oldest;
+            self.flush_slot(victim, FlushReason::TableFull, sink);
+        }
+        let slot = self.free;
+        let Some(s) = self.flows.get_mut(slot as usize) else {
+            return;
+        };
+        self.free = s.next;
+        let hl = p.payload as usize;
+        if let (Some(dst), Some(src)) = (s.hdr.get_mut(..hl), f.get(..hl)) {
+            dst.copy_from_slice(src);
+        }
+        s.p = *p;
+        s.segs.clear();
+        let len = p.payload_len();
+        let _ = s.segs.push(Segment {
+            id,
+            start: p.payload,
+            len: len as u16,
+        });
+        s.ip_len = p.outer_ip_len();
+        s.payload = len;
+        s.mss = len as u16;
+        s.seq = match p.l4kind {
+            L4::Tcp => be32(f, p.l4 as usize + 4).unwrap_or(0),
+            L4::Udp => 0,
+        };
+        for i in 0..2 {
+            s.ids[i] = if i < p.n as usize && !p.ips[i].v6 {
+                be16(f, p.ips[i].off as usize + 4).unwrap_or(0)
+            } else {
+                0
+            };
+            s.id_mode[i] = IdMode::Undecided;
+        }
+        s.fin_psh = 0;
+        s.first_state = meta.state();
+        s.first_flags = meta.flags();
+        s.born = now;
+        s.hash = hash;
+        let b = Self::bucket(hash);
+        s.next = self.buckets[b];
+        self.buckets[b] = slot;
+        // Append to the age list.
+        s.older = self.newest;
+        s.newer = NIL;
+        if let Some(n) = self.flows.get_mut(self.newest as usize) {
+            n.newer = slot;
+        } else {
+            self.oldest = slot;
+        }
+        self.newest = slot;
+        if let Some(u) = self.used.get_mut(slot as usize) {
+            *u = true;
+        }
+        self.held += 1;
+    }
+
+    /// Completes flow `slot`, hands it to `sink`, and frees the slot.
+    fn flush_slot<S: FnMut(&SuperPacket)>(&mut self, slot: u16, reason: FlushReason, sink: &mut S) {
+        let si = slot as usize;
+        if !self.used.get(si).copied().unwrap_or(false) {
+            return;
+        }
+        // Unlink from its bucket chain.
+        let b = Self::bucket(self.flows[si].hash);
+        let next = self.flows[si].next;
+        if self.buckets[b] == slot {
+            self.buckets[b] = next;
+        } else {
+            let mut i = self.buckets[b];
+            while i != NIL {
+                let n = self.flows[i as usize].next;
+                if n == slot {
+                    self.flows[i as usize].next = next;
+                    break;
+                }
+                i = n;
+            }
+        }
+        // Unlink from the age list.
+        let (older, newer) = (self.flows[si].older, self.flows[si].newer);
+        match self.flows.get_mut(older as usize) {
+            Some(o) => o.newer = newer,
+            None => self.oldest = newer,
+        }
+        match self.flows.get_mut(newer as usize) {
+            Some(n) => n.older = older,
+            None => self.newest = older,
+        }
+        let s = &mut self.flows[si];
+        s.reason = reason;
+        s.finalize();
+        sink(s);
+        s.next = self.free;
+        self.free = slot;
+        self.used[si] = false;
+        self.held -= 1;
+        self.stats.flushed += 1;
+    }
+}

@@ -1,0 +1,333 @@
+//! Flow identity and the merge rules: `gro_list_prepare` + the `same_flow`
+//! parts of every `*_gro_receive` (identity), and `inet_gro_flush`,
+//! `ipv6_gro_flush`, `tcp_gro_receive`, `udp_gro_receive_segment`,
+//! `skb_gro_receive` (may this segment join?).
+
+use super::output::{IdMode, SuperPacket};
+use super::parse::{Encap, L4, Parsed, be16, be32, byte};
+use super::reason::FlushReason;
+
+const TCP_FIN: u8 = 0x01;
+const TCP_SYN: u8 = 0x02;
+const TCP_RST: u8 = 0x04;
+const TCP_PSH: u8 = 0x08;
+const TCP_URG: u8 = 0x20;
+const TCP_CWR: u8 = 0x80;
+
+#[inline]
+fn eq(a: &[u8], b: &[u8], r: core::ops::Range<usize>) -> bool {
+    match (a.get(r.clone()), b.get(r)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+#[inline]
+fn word(b: &[u8], at: usize) -> u64 {
+    match b.get(at..at + 8) {
+        Some(s) => {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(s);
+            u64::from_ne_bytes(w)
+        }
+        None => 0,
+    }
+}
+
+/// Flow hash over the innermost addresses and ports and the outer source
+/// (tunnels spread flows by the outer UDP source port or addresses).
+#[inline]
+pub(crate) fn hash(f: &[u8], p: &Parsed) -> u32 {
+    let ip = p.inner();
+    let o = ip.off as usize;
+    let mut h: u64 = if ip.v6 {
+        word(f, o + 8)
+            ^ word(f, o + 16).rotate_left(17)
+            ^ word(f, o + 24).rotate_left(31)
+            ^ word(f, o + 32).rotate_left(47)
+    } else {
+        word(f, o + 12)
+    };
+    h ^= (be32(f, p.l4 as usize).unwrap_or(0) as u64) << 21;
+    if p.n == 2 {
+        h ^= word(f, p.ips[0].off as usize + if p.ips[0].v6 { 8 } else { 12 }).rotate_left(7);
+        if matches!(p.encap, Encap::Vxlan | Encap::Geneve) {
+            h ^= (be32(f, p.enc_off as usize).unwrap_or(0) as u64) << 3;
+        }
+    }
+    let m = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (m >> 32) as u32 ^ m as u32
+}
+
+/// Identity of one IP header: version, addresses, protocol / flow label.
+#[inline]
+fn same_ip(a: &[u8], ao: usize, b: &[u8], bo: usize, v6: bool) -> bool {
+    if v6 {
+        let fa = be32(a, ao).unwrap_or(0) & 0xF00F_FFFF;
+        let fb = be32(b, bo).unwrap_or(1) & 0xF00F_FFFF;
+        fa == fb
+            && match (a.get(ao + 8..ao + 40), b.get(bo + 8..bo + 40)) {
+                (Some(x), Some(y)) => x == y,
+                _ => false,
+            }
+    } else {
+        byte(a, ao + 9) == byte(b, bo + 9)
+            && match (a.get(ao + 12..ao + 20), b.get(bo + 12..bo + 20)) {
+                (Some(x), Some(y)) => x == y,
+                _ => false,
+            }
+    }
+}
+
+/// True when the held flow `s` and packet `b` are the same flow (Linux
+/// `same_flow`): link header (MACs, VLAN tags), IP version, addresses,
+/// protocol and flow label at every IP layer, tunnel identity (UDP ports and
+/// checksum presence, VXLAN flags+VNI, GENEVE header and options byte-equal,
+/// GRE flags, protocol and key, inner Ethernet header) and ports.
+#[inline]
+pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
+    let q = &s.p;
+    let a = &s.hdr[..];
+    if q.n != p.n || q.encap != p.encap || q.l4kind != p.l4kind {
+        return false;
+    }
+    let l3 = p.ips[0].off as usize;
+    if q.ips[0].off as usize != l3 || !eq(a, f, 0..l3) {
+        return false;
+    }
+    for i in 0..p.n as usize {
+        let (x, y) = (q.ips[i], p.ips[i]);
+        if x.v6 != y.v6 || !same_ip(a, x.off as usize, f, y.off as usize, y.v6) {
+            return false;
+        }
+    }
+    if p.n == 2 {
+        let (qe, pe) = (q.enc_off as usize, p.enc_off as usize);
+        let tunnel_ok = match p.encap {
+            Encap::Vxlan => {
+                eq_at(a, qe, f, pe, 4)
+                    && zero16(a, qe + 6) == zero16(f, pe + 6)
+                    && eq_at(a, qe + 8, f, pe + 8, 8)
+            }
+            Encap::Geneve => {
+                let la = q.inner_l2 as usize - qe;
+                let lb = p.inner_l2 as usize - pe;
+                la == lb
+                    && eq_at(a, qe, f, pe, 4)
+                    && zero16(a, qe + 6) == zero16(f, pe + 6)
+                    && eq_at(a, qe + 8, f, pe + 8, la - 8)
+            }
+            Encap::Gre => {
+                let fl = be16(f, pe).unwrap_or(0);
+                let key_at = if fl & 0x8000 != 0 { 8 } else { 4 };
+                eq_at(a, qe, f, pe, 4)
+                    && (fl & 0x2000 == 0 || eq_at(a, qe + key_at, f, pe + key_at, 4))
+            }
+            Encap::Ipip | Encap::None => true,
+        };
+        if !tunnel_ok {
+            return false;
+        }
+        // Inner Ethernet header (TEB), compared whole like `eth_gro_receive`.
+        let (qi, pi) = (q.inner_l2 as usize, p.inner_l2 as usize);
+        let (qn, pn) = (q.ips[1].off as usize, p.ips[1].off as usize);
+        if qn - qi != pn - pi || !eq_at(a, qi, f, pi, pn - pi) {
+            return false;
+        }
+    }
+    eq_at(a, q.l4 as usize, f, p.l4 as usize, 4)
+}
+
+#[inline]
+fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> bool {
+    match (a.get(ao..ao + len), b.get(bo..bo + len)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+#[inline]
+fn zero16(b: &[u8], at: usize) -> bool {
+    be16(b, at) == Some(0)
+}
+
+/// True when flow `s`'s outermost IP header has the addresses of `ip` in `f`
+/// (IPv4: also the protocol; IPv6: the addresses only, the protocol sits
+/// after the fragment header).
+pub(crate) fn same_outer_ip(s: &SuperPacket, f: &[u8], ip: super::parse::Ip) -> bool {
+    let q = s.p.ips[0];
+    if q.v6 != ip.v6 {
+        return false;
+    }
+    let (qo, po) = (q.off as usize, ip.off as usize);
+    if ip.v6 {
+        eq_at(&s.hdr, qo + 8, f, po + 8, 32)
+    } else {
+        eq_at(&s.hdr, qo + 12, f, po + 12, 8) && byte(&s.hdr, qo + 9) == byte(f, po + 9)
+    }
+}
+
+/// The merge-time facts decided for one segment (committed only on merge).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MergePlan {
+    pub id_mode: [IdMode; 2],
+    pub fin_psh: u8,
+}
+
+/// The network-layer flush rules of one IP layer (`inet_gro_flush` /
+/// `ipv6_gro_flush`, mainline: fixed IDs allowed without DF; outer IDs checked).
+#[inline]
+fn ip_rules(
+    s: &SuperPacket,
+    i: usize,
+    f: &[u8],
+    p: &Parsed,
+    count: u16,
+    mode: &mut IdMode,
+) -> Result<(), FlushReason> {
+    let a = &s.hdr[..];
+    let (qo, po) = (s.p.ips[i].off as usize, p.ips[i].off as usize);
+    if p.ips[i].v6 {
+        if byte(a, qo + 7) != byte(f, po + 7) {
+            return Err(FlushReason::TtlDiffer);
+        }
+        let tc_a = be32(a, qo).unwrap_or(0) & 0x0FF0_0000;
+        let tc_b = be32(f, po).unwrap_or(0) & 0x0FF0_0000;
+        if tc_a != tc_b {
+            return Err(FlushReason::TosDiffer);
+        }
+        let (ea, eb) = (s.p.ips[i].ext_len(), p.ips[i].ext_len());
+        if ea != eb || !eq_at(a, qo + 40, f, po + 40, eb) {
+            return Err(FlushReason::ExtHeadersDiffer);
+        }
+        return Ok(());
+    }
+    if byte(a, qo + 8) != byte(f, po + 8) {
+        return Err(FlushReason::TtlDiffer);
+    }
+    if byte(a, qo + 1) != byte(f, po + 1) {
+        return Err(FlushReason::TosDiffer);
+    }
+    let dfa = byte(a, qo + 6).unwrap_or(0) & 0x40;
+    let dfb = byte(f, po + 6).unwrap_or(0) & 0x40;
+    if dfa != dfb {
+        return Err(FlushReason::DfDiffer);
+    }
+    let delta = be16(f, po + 4).unwrap_or(0).wrapping_sub(s.ids[i]);
+    match *mode {
+        IdMode::Undecided => {
+            if delta == 0 && count == 1 {
+                *mode = IdMode::Fixed;
+            } else if delta == count {
+                *mode = IdMode::Incrementing;
+            } else {
+                return Err(FlushReason::IpIdNotIncrementing);
+            }
+        }
+        IdMode::Fixed => {
+            if delta != 0 {
+                return Err(FlushReason::IpIdNotFixed);
+            }
+        }
+        IdMode::Incrementing => {
+            if delta != count {
+                return Err(FlushReason::IpIdNotIncrementing);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// May segment `p` (bytes `f`) join the held flow `s`? Mainline order of
+/// concerns; the first failing rule names the reason.
+pub(crate) fn can_merge(
+    s: &SuperPacket,
+    f: &[u8],
+    p: &Parsed,
+    max_size: u32,
+) -> Result<MergePlan, FlushReason> {
+    let count = s.segs.len() as u16;
+    let len = p.payload_len();
+    let a = &s.hdr[..];
+    let mut plan = MergePlan {
+        id_mode: s.id_mode,
+        fin_psh: 0,
+    };
+    match p.l4kind {
+        L4::Tcp => {
+            let (ql4, pl4) = (s.p.l4 as usize, p.l4 as usize);
+            let flags = byte(f, pl4 + 13).unwrap_or(0);
+            if len == 0 {
+                return Err(FlushReason::PureAck);
+            }
+            if flags & TCP_CWR != 0 {
+                return Err(FlushReason::Cwr);
+            }
+            // tcp_flag_word: data offset, reserved / AE bits, flags, window.
+            let (ha, hb) = (byte(a, ql4 + 12), byte(f, pl4 + 12));
+            if ha != hb {
+                return Err(FlushReason::OptionsDiffer);
+            }
+            let fa = byte(a, ql4 + 13).unwrap_or(0);
+            if (fa ^ flags) & !(TCP_FIN | TCP_PSH) != 0 {
+                return Err(FlushReason::FlagsDiffer);
+            }
+            if !eq_at(a, ql4 + 14, f, pl4 + 14, 2) {
+                return Err(FlushReason::WindowDiffer);
+            }
+            if !eq_at(a, ql4 + 8, f, pl4 + 8, 4) {
+                return Err(FlushReason::AckDiffer);
+            }
+            let thlen = p.payload as usize - pl4;
+            if !eq_at(a, ql4 + 20, f, pl4 + 20, thlen - 20) {
+                return Err(FlushReason::OptionsDiffer);
+            }
+            for i in 0..p.n as usize {
+                ip_rules(s, i, f, p, count, &mut plan.id_mode[i])?;
+            }
+            if len > s.mss as u32 {
+                return Err(FlushReason::MssExceeded);
+            }
+            let seq = be32(f, pl4 + 4).unwrap_or(0);
+            if s.seq.wrapping_add(s.payload) != seq {
+                return Err(FlushReason::SeqGap);
+            }
+            plan.fin_psh = flags & (TCP_FIN | TCP_PSH);
+        }
+        L4::Udp => {
+            if len == 0 {
+                return Err(FlushReason::PureAck);
+            }
+            for i in 0..p.n as usize {
+                ip_rules(s, i, f, p, count, &mut plan.id_mode[i])?;
+            }
+            if len > s.mss as u32 {
+                return Err(FlushReason::MssExceeded);
+            }
+        }
+    }
+    if s.ip_len + len > max_size {
+        return Err(FlushReason::Oversize);
+    }
+    Ok(plan)
+}
+
+/// Flags that end a super-packet or keep a first segment from being held
+/// (`tcp_gro_receive`'s `out_check_final`), in reporting order.
+#[inline]
+pub(crate) fn final_flag(flags: u8) -> Option<FlushReason> {
+    if flags & (TCP_URG | TCP_PSH | TCP_RST | TCP_SYN | TCP_FIN) == 0 {
+        return None;
+    }
+    Some(if flags & TCP_SYN != 0 {
+        FlushReason::Syn
+    } else if flags & TCP_RST != 0 {
+        FlushReason::Rst
+    } else if flags & TCP_URG != 0 {
+        FlushReason::Urg
+    } else if flags & TCP_FIN != 0 {
+        FlushReason::Fin
+    } else {
+        FlushReason::Psh
+    })
+}

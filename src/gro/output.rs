@@ -1,0 +1,434 @@
+//! What leaves the engine: verdicts for the packet just received, and
+//! super-packet descriptors for flushed flows.
+
+use core::fmt;
+
+use super::config::{MAX_HEADER, MAX_SEGS};
+use super::parse::{Encap, L4, Parsed, be16};
+use super::reason::FlushReason;
+use crate::csum::{self, Sum16, Wsum};
+use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::wire::consts::ipproto;
+
+/// How a held packet was kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Held {
+    /// Appended to a held super-packet of its flow (possibly flushed at once,
+    /// e.g. after PSH: the flushed super-packet then contains it).
+    Merged,
+    /// Started a new held flow.
+    NewFlow,
+}
+
+/// The verdict on one received packet (Linux `dev_gro_receive`'s `GRO_MERGED*`,
+/// `GRO_HELD`, `GRO_NORMAL`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[must_use]
+pub enum Verdict {
+    /// The engine holds the packet; it will leave inside a super-packet.
+    Held(Held),
+    /// Deliver the packet now, alone, after any super-packets this call
+    /// flushed. `meta` is the packet's metadata, upgraded if this pass verified
+    /// its checksums in software (`skb_gro_incr_csum_unnecessary`).
+    PassUp {
+        /// Why it did not join a super-packet.
+        reason: FlushReason,
+        /// The packet's checksum metadata.
+        meta: CsumMeta,
+    },
+}
+
+/// One coalesced segment: its packet id and where its payload sits in that
+/// packet's frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Segment {
+    /// The caller's opaque packet id.
+    pub id: u32,
+    /// Offset of the first payload byte in the packet's frame.
+    pub start: u16,
+    /// Payload length.
+    pub len: u16,
+}
+
+impl Segment {
+    /// The payload range in the packet's frame.
+    pub const fn range(&self) -> core::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+}
+
+bitflags::bitflags! {
+    /// Segmentation type of a super-packet (Linux `SKB_GSO_*` as set by the
+    /// `*_gro_complete` functions).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct GsoType: u32 {
+        /// TCP over IPv4 (`SKB_GSO_TCPV4`).
+        const TCPV4 = 1 << 0;
+        /// TCP over IPv6 (`SKB_GSO_TCPV6`).
+        const TCPV6 = 1 << 1;
+        /// The outermost IPv4 ID is fixed (`SKB_GSO_TCP_FIXEDID`).
+        const TCP_FIXEDID = 1 << 2;
+        /// The inner IPv4 ID of a tunnel is fixed (`SKB_GSO_TCP_FIXEDID_INNER`).
+        const TCP_FIXEDID_INNER = 1 << 3;
+        /// CWR was set (`SKB_GSO_TCP_ACCECN` in mainline).
+        const TCP_ACCECN = 1 << 4;
+        /// UDP L4 segmentation (`SKB_GSO_UDP_L4`).
+        const UDP_L4 = 1 << 5;
+        /// UDP tunnel, outer checksum zero (`SKB_GSO_UDP_TUNNEL`).
+        const UDP_TUNNEL = 1 << 6;
+        /// UDP tunnel with an outer checksum to fill (`SKB_GSO_UDP_TUNNEL_CSUM`).
+        const UDP_TUNNEL_CSUM = 1 << 7;
+        /// GRE (`SKB_GSO_GRE`).
+        const GRE = 1 << 8;
+        /// GRE with its checksum to fill (`SKB_GSO_GRE_CSUM`).
+        const GRE_CSUM = 1 << 9;
+        /// IP in IPv4 (`SKB_GSO_IPXIP4`).
+        const IPXIP4 = 1 << 10;
+        /// IP in IPv6 (`SKB_GSO_IPXIP6`).
+        const IPXIP6 = 1 << 11;
+    }
+}
+
+/// The IPv4 ID mode of one IP layer of a flow, decided by its second segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum IdMode {
+    /// Only one segment so far (or IPv6).
+    #[default]
+    Undecided,
+    /// The ID increases by one per segment.
+    Incrementing,
+    /// The ID stays the same (`ip_fixedid`).
+    Fixed,
+}
+
+/// Why [`SuperPacket::write_into`] could not write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WriteError {
+    /// The buffer is shorter than [`SuperPacket::len`].
+    BufferTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes available.
+        available: usize,
+    },
+    /// `payload_of` had no frame for this id, or the frame is shorter than the
+    /// recorded payload range.
+    MissingPayload {
+        /// The packet id.
+        id: u32,
+    },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::BufferTooSmall { needed, available } => {
+                write!(f, "buffer too small: need {needed} bytes, have {available}")
+            }
+            WriteError::MissingPayload { id } => write!(f, "no payload bytes for packet id {id}"),
+        }
+    }
+}
+
+/// A held flow and, once flushed, the descriptor of its super-packet.
+///
+/// Keeps the first packet's header bytes, the ids and payload ranges of every
+/// segment, and the merge state (`NAPI_GRO_CB(p)`: count, `ip_fixedid`, ...).
+/// When handed to the caller it is final: header bytes rewritten as the
+/// `*_gro_complete` chain leaves them.
+#[derive(Clone, Debug)]
+pub struct SuperPacket {
+    pub(crate) hdr: [u8; MAX_HEADER],
+    pub(crate) p: Parsed,
+    pub(crate) segs: heapless::Vec<Segment, MAX_SEGS>,
+    /// Outermost IP datagram length so far.
+    pub(crate) ip_len: u32,
+    /// Payload bytes so far.
+    pub(crate) payload: u32,
+    /// Payload length of the first segment (`gso_size`).
+    pub(crate) mss: u16,
+    /// TCP sequence of the first segment.
+    pub(crate) seq: u32,
+    /// IPv4 ID of the first segment, per IP layer.
+    pub(crate) ids: [u16; 2],
+    /// IPv4 ID mode, per IP layer.
+    pub(crate) id_mode: [IdMode; 2],
+    /// FIN / PSH bits of merged segments (ORed into the header at completion).
+    pub(crate) fin_psh: u8,
+    pub(crate) first_state: CsumState,
+    pub(crate) first_flags: CsumFlags,
+    pub(crate) reason: FlushReason,
+    pub(crate) gso: GsoType,
+    pub(crate) born: u64,
+    pub(crate) hash: u32,
+    pub(crate) next: u16,
+    pub(crate) older: u16,
+    pub(crate) newer: u16,
+}
+
+impl SuperPacket {
+    pub(crate) const EMPTY: SuperPacket = SuperPacket {
+        hdr: [0; MAX_HEADER],
+        p: Parsed {
+            ips: [super::parse::Ip {
+                off: 0,
+                next: 0,
+                v6: false,
+            }; 2],
+            n: 0,
+            encap: Encap::None,
+            enc_off: 0,
+            inner_l2: 0,
+            l4: 0,
+            l4kind: L4::Tcp,
+            payload: 0,
+            end: 0,
+        },
+        segs: heapless::Vec::new(),
+        ip_len: 0,
+        payload: 0,
+        mss: 0,
+        seq: 0,
+        ids: [0; 2],
+        id_mode: [IdMode::Undecided; 2],
+        fin_psh: 0,
+        first_state: CsumState::None,
+        first_flags: CsumFlags::empty(),
+        reason: FlushReason::PollEnd,
+        gso: GsoType::empty(),
+        born: 0,
+        hash: 0,
+        next: u16::MAX,
+        older: u16::MAX,
+        newer: u16::MAX,
+    };
+
+    /// Header bytes (frame start to the first payload byte), rewritten for the
+    /// whole super-packet.
+    pub fn header(&self) -> &[u8] {
+        self.hdr.get(..self.p.payload as usize).unwrap_or(&[])
+    }
+
+    /// The segments in order.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segs
+    }
+
+    /// Number of segments (`gso_segs`; 1 means the packet left unchanged).
+    pub fn seg_count(&self) -> u16 {
+        self.segs.len() as u16
+    }
+
+    /// Payload size of every segment but possibly the last (`gso_size`); 0
+    /// for a single packet, as Linux clears it.
+    pub fn gso_size(&self) -> u16 {
+        if self.segs.len() > 1 { self.mss } else { 0 }
+    }
+
+    /// Segmentation type; empty for a single packet.
+    pub fn gso_type(&self) -> GsoType {
+        self.gso
+    }
+
+    /// True when the outermost IPv4 ID was fixed (`SKB_GSO_TCP_FIXEDID`).
+    pub fn fixed_id(&self) -> bool {
+        self.gso.contains(GsoType::TCP_FIXEDID)
+    }
+
+    /// Why the super-packet left the engine.
+    pub fn reason(&self) -> FlushReason {
+        self.reason
+    }
+
+    /// Total bytes of the written super-packet (header + payloads).
+    pub fn len(&self) -> usize {
+        self.p.payload as usize + self.payload as usize
+    }
+
+    /// Always false: a super-packet has at least its headers.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Offset of the outermost IP header.
+    pub fn l3(&self) -> usize {
+        self.p.ips[0].off as usize
+    }
+
+    /// Offset of the (innermost) TCP or UDP header.
+    pub fn l4(&self) -> usize {
+        self.p.l4 as usize
+    }
+
+    /// Offset of the first payload byte (= header length).
+    pub fn payload_offset(&self) -> usize {
+        self.p.payload as usize
+    }
+
+    /// Checksum metadata of the super-packet: `Partial` at the TCP/UDP header
+    /// with the pseudo-header seed in the field and `CSUM_BLANK` (as
+    /// `tcp_gro_complete` / `udp_gro_complete_segment` leave it); for a single
+    /// packet, the metadata it arrived with.
+    pub fn meta(&self) -> CsumMeta {
+        if self.segs.len() > 1 {
+            let offset = match self.p.l4kind {
+                L4::Tcp => 16,
+                L4::Udp => 6,
+            };
+            CsumMeta::new(
+                CsumState::Partial {
+                    start: self.p.l4 as usize,
+                    offset,
+                    kind: PartialKind::Inet,
+                },
+                CsumFlags::CSUM_BLANK,
+            )
+            .unwrap_or(CsumMeta::NONE)
+        } else {
+            CsumMeta::new(self.first_state, self.first_flags)
+                .unwrap_or_else(|_| CsumMeta::from_state(self.first_state))
+        }
+    }
+
+    /// Writes the contiguous super-packet into `buf` (header, then each
+    /// segment's payload read through `payload_of(id)`, which returns that
+    /// packet's whole frame). Returns the number of bytes written.
+    pub fn write_into<'b, F>(&self, buf: &mut [u8], mut payload_of: F) -> Result<usize, WriteError>
+    where
+        F: FnMut(u32) -> Option<&'b [u8]>,
+    {
+        let total = self.len();
+        let available = buf.len();
+        let Some(out) = buf.get_mut(..total) else {
+            return Err(WriteError::BufferTooSmall {
+                needed: total,
+                available,
+            });
+        };
+        let h = self.header();
+        let (head, mut rest) = out.split_at_mut(h.len());
+        head.copy_from_slice(h);
+        for s in self.segs.iter() {
+            let src = payload_of(s.id)
+                .and_then(|fr| fr.get(s.range()))
+                .ok_or(WriteError::MissingPayload { id: s.id })?;
+            if src.len() > rest.len() {
+                return Err(WriteError::MissingPayload { id: s.id });
+            }
+            let (dst, tail) = core::mem::take(&mut rest).split_at_mut(src.len());
+            dst.copy_from_slice(src);
+            rest = tail;
+        }
+        Ok(total)
+    }
+
+    /// Rewrites the header for the merged length (the `*_gro_complete` chain).
+    pub(crate) fn finalize(&mut self) {
+        if self.segs.len() <= 1 {
+            self.gso = GsoType::empty();
+            return;
+        }
+        let p = self.p;
+        let end = p.payload as usize + self.payload as usize;
+        let mut gso = GsoType::empty();
+        for (i, ip) in p.ips.iter().take(p.n as usize).enumerate() {
+            let o = ip.off as usize;
+            if ip.v6 {
+                set16(&mut self.hdr, o + 4, (end - o - 40) as u16);
+            } else {
+                set16(&mut self.hdr, o + 2, (end - o) as u16);
+                set16(&mut self.hdr, o + 10, 0);
+                let c = self
+                    .hdr
+                    .get(o..o + 20)
+                    .map(csum::ipv4_header)
+                    .unwrap_or(Sum16::ZERO);
+                if let Some(f) = self.hdr.get_mut(o + 10..o + 12) {
+                    f.copy_from_slice(&c.to_bytes());
+                }
+                if self.id_mode[i] == IdMode::Fixed {
+                    gso |= if i == 0 {
+                        GsoType::TCP_FIXEDID
+                    } else {
+                        GsoType::TCP_FIXEDID_INNER
+                    };
+                }
+            }
+        }
+        let outer = p.ips[0];
+        match p.encap {
+            Encap::Vxlan | Encap::Geneve => {
+                let u = p.enc_off as usize;
+                set16(&mut self.hdr, u + 4, (end - u) as u16);
+                let check = be16(&self.hdr, u + 6).unwrap_or(0);
+                if check != 0 {
+                    let seed = seed(&self.hdr, outer, ipproto::UDP, (end - u) as u32);
+                    set_bytes(&mut self.hdr, u + 6, seed);
+                    gso |= GsoType::UDP_TUNNEL_CSUM;
+                } else {
+                    gso |= GsoType::UDP_TUNNEL;
+                }
+            }
+            Encap::Gre => {
+                let flags = be16(&self.hdr, p.enc_off as usize).unwrap_or(0);
+                gso |= if flags & 0x8000 != 0 {
+                    GsoType::GRE_CSUM
+                } else {
+                    GsoType::GRE
+                };
+            }
+            Encap::Ipip => {
+                gso |= if outer.v6 {
+                    GsoType::IPXIP6
+                } else {
+                    GsoType::IPXIP4
+                };
+            }
+            Encap::None => {}
+        }
+        let inner = p.inner();
+        let l4 = p.l4 as usize;
+        let l4len = (end - l4) as u32;
+        match p.l4kind {
+            L4::Tcp => {
+                if let Some(fl) = self.hdr.get_mut(l4 + 13) {
+                    *fl |= self.fin_psh;
+                }
+                let s = seed(&self.hdr, inner, ipproto::TCP, l4len);
+                set_bytes(&mut self.hdr, l4 + 16, s);
+                gso |= if inner.v6 {
+                    GsoType::TCPV6
+                } else {
+                    GsoType::TCPV4
+                };
+                if self.hdr.get(l4 + 13).is_some_and(|f| f & 0x80 != 0) {
+                    gso |= GsoType::TCP_ACCECN;
+                }
+            }
+            L4::Udp => {
+                set16(&mut self.hdr, l4 + 4, l4len as u16);
+                let s = seed(&self.hdr, inner, ipproto::UDP, l4len);
+                set_bytes(&mut self.hdr, l4 + 6, s);
+                gso |= GsoType::UDP_L4;
+            }
+        }
+        self.gso = gso;
+    }
+}
+
+/// The `CHECKSUM_PARTIAL` seed: the folded, uncomplemented pseudo-header sum
+/// (`~tcp_v4_check(len, saddr, daddr, 0)`).
+fn seed(hdr: &[u8], ip: super::parse::Ip, proto: u8, len: u32) -> [u8; 2] {
+    let ps: Wsum = super::parse::pseudo(hdr, ip, proto, len);
+    Sum16::from_raw(!csum::fold(ps).raw()).to_bytes()
+}
+
+fn set16(b: &mut [u8], at: usize, v: u16) {
+    set_bytes(b, at, v.to_be_bytes());
+}
+
+fn set_bytes(b: &mut [u8], at: usize, v: [u8; 2]) {
+    if let Some(f) = b.get_mut(at..at + 2) {
+        f.copy_from_slice(&v);
+    }
+}

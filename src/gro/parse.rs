@@ -1,0 +1,476 @@
+//! The GRO fast parser: one pass from the link header to the innermost TCP/UDP
+//! header, through at most one tunnel (Linux `encap_mark`: one level).
+//!
+//! Models the header walk of `dev_gro_receive` -> `inet_gro_receive` /
+//! `ipv6_gro_receive` -> `udp_gro_receive` / `gre_gro_receive` /
+//! `ipip_gro_receive` -> `tcp_gro_receive`. Returns offsets only; every read is
+//! bounds-checked. Defects that still let the flow be identified (IP options, a
+//! first fragment, a bad IPv4 header checksum, length disagreements) are
+//! reported beside the offsets so the engine can flush that flow first.
+
+use super::config::{GroKinds, MAX_HEADER};
+use super::reason::FlushReason;
+use crate::csum::{self, Wsum};
+use crate::wire::LinkType;
+use crate::wire::consts::{ethertype, ipproto, port};
+
+/// Most IPv6 extension headers walked.
+const MAX_EXT: usize = 8;
+/// Ethernet minimum frame without FCS: shorter IP datagrams are padded to it.
+const ETH_MIN_FRAME: usize = 60;
+
+#[inline]
+pub(crate) fn be16(b: &[u8], at: usize) -> Option<u16> {
+    match b.get(at..at + 2) {
+        Some(&[x, y]) => Some(u16::from_be_bytes([x, y])),
+        _ => None,
+    }
+}
+
+#[inline]
+pub(crate) fn be32(b: &[u8], at: usize) -> Option<u32> {
+    match b.get(at..at + 4) {
+        Some(&[w, x, y, z]) => Some(u32::from_be_bytes([w, x, y, z])),
+        _ => None,
+    }
+}
+
+#[inline]
+pub(crate) fn byte(b: &[u8], at: usize) -> Option<u8> {
+    b.get(at).copied()
+}
+
+/// The transport GRO works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum L4 {
+    /// TCP.
+    #[default]
+    Tcp,
+    /// UDP (plain UDP L4 GRO only; tunnels carry TCP).
+    Udp,
+}
+
+/// The tunnel between the outer and the inner IP header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Encap {
+    /// No tunnel.
+    #[default]
+    None,
+    /// VXLAN over UDP 4789.
+    Vxlan,
+    /// GENEVE over UDP 6081.
+    Geneve,
+    /// GRE (RFC 2784/2890; C and K bits only).
+    Gre,
+    /// IPv4 or IPv6 directly in IP.
+    Ipip,
+}
+
+/// One IP header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Ip {
+    /// Offset of the IP header.
+    pub off: u16,
+    /// Offset of the next header after options / extension headers.
+    pub next: u16,
+    /// IPv6 (else IPv4).
+    pub v6: bool,
+}
+
+impl Ip {
+    /// Bytes of IPv6 extension headers (0 for IPv4).
+    #[inline]
+    pub fn ext_len(&self) -> usize {
+        if self.v6 {
+            (self.next - self.off) as usize - 40
+        } else {
+            0
+        }
+    }
+}
+
+/// Offsets of one candidate packet, all from the start of the frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Parsed {
+    /// IP headers, outermost first; `ips[n - 1]` carries the L4.
+    pub ips: [Ip; 2],
+    /// Number of IP headers (1 or 2).
+    pub n: u8,
+    /// The tunnel, if any.
+    pub encap: Encap,
+    /// Offset of the outer UDP or GRE header (tunnels other than IP-in-IP).
+    pub enc_off: u16,
+    /// Offset of the inner Ethernet header, or of the inner IP when there is none.
+    pub inner_l2: u16,
+    /// Offset of the innermost TCP/UDP header.
+    pub l4: u16,
+    /// TCP or UDP.
+    pub l4kind: L4,
+    /// Offset of the first payload byte.
+    pub payload: u16,
+    /// End of the IP datagrams (by their length fields).
+    pub end: u32,
+}
+
+impl Parsed {
+    /// The innermost IP header.
+    #[inline]
+    pub fn inner(&self) -> Ip {
+        if self.n == 2 {
+            self.ips[1]
+        } else {
+            self.ips[0]
+        }
+    }
+
+    /// Payload bytes of this segment.
+    #[inline]
+    pub fn payload_len(&self) -> u32 {
+        self.end - self.payload as u32
+    }
+
+    /// Length of the outermost IP datagram.
+    #[inline]
+    pub fn outer_ip_len(&self) -> u32 {
+        self.end - self.ips[0].off as u32
+    }
+}
+
+/// A parse that stopped, or one that found a defect but still knows the flow.
+pub(crate) struct Outcome {
+    /// Offsets.
+    pub p: Parsed,
+    /// The first defect found (the packet passes up; its flow is flushed first).
+    pub defect: Option<FlushReason>,
+}
+
+fn first(defect: &mut Option<FlushReason>, r: FlushReason) {
+    if defect.is_none() {
+        *defect = Some(r);
+    }
+}
+
+/// Parses one IP header at `off` whose datagram must end at or before `limit`.
+/// Returns the header and its protocol and end.
+fn parse_ip(
+    f: &[u8],
+    off: usize,
+    et: u16,
+    limit: usize,
+    defect: &mut Option<FlushReason>,
+) -> Result<(Ip, u8, usize), FlushReason> {
+    match et {
+        ethertype::IPV4 => {
+            let vihl = byte(f, off).ok_or(FlushReason::Malformed)?;
+            if vihl >> 4 != 4 {
+                return Err(FlushReason::Malformed);
+            }
+            let ihl = (vihl & 0x0F) as usize * 4;
+            if ihl < 20 {
+                return Err(FlushReason::Malformed);
+            }
+            let hdr = f.get(off..off + ihl).ok_or(FlushReason::Malformed)?;
+            if ihl != 20 {
+                first(defect, FlushReason::IpOptions);
+            }
+            let total = be16(f, off + 2).ok_or(FlushReason::Malformed)? as usize;
+            if total < ihl || off + total > limit {
+                return Err(FlushReason::Malformed);
+            }
+            let frag = be16(f, off + 6).ok_or(FlushReason::Malformed)?;
+            if frag & 0x1FFF != 0 {
+                // A later fragment: no transport header to find the flow by.
+                return Err(FlushReason::Fragment);
+            }
+            if frag & 0x2000 != 0 {
+                first(defect, FlushReason::Fragment);
+            }
+            if !csum::ipv4_header(hdr).is_zero() {
+                first(defect, FlushReason::BadIpChecksum);
+            }
+            let proto = byte(f, off + 9).ok_or(FlushReason::Malformed)?;
+            Ok((
+                Ip {
+                    off: off as u16,
+                    next: (off + ihl) as u16,
+                    v6: false,
+                },
+                proto,
+                off + total,
+            ))
+        }
+        ethertype::IPV6 => {
+            if byte(f, off).ok_or(FlushReason::Malformed)? >> 4 != 6 {
+                return Err(FlushReason::Malformed);
+            }
+            let plen = be16(f, off + 4).ok_or(FlushReason::Malformed)? as usize;
+            if f.len() < off + 40 {
+                return Err(FlushReason::Malformed);
+            }
+            if plen == 0 {
+                // Jumbogram or empty: not a GRO candidate.
+                return Err(FlushReason::NotCandidate);
+            }
+            let end = off + 40 + plen;
+            if end > limit {
+                return Err(FlushReason::Malformed);
+            }
+            let mut next = byte(f, off + 6).ok_or(FlushReason::Malformed)?;
+            let mut at = off + 40;
+            let mut walked = 0;
+            loop {
+                let len = match next {
+                    ipproto::HOPOPTS | ipproto::DSTOPTS => {
+                        (byte(f, at + 1).ok_or(FlushReason::Malformed)? as usize + 1) * 8
+                    }
+                    ipproto::ROUTING => {
+                        // Segments left moves the pseudo-header destination:
+                        // not a GRO candidate here.
+                        if byte(f, at + 3).ok_or(FlushReason::Malformed)? != 0 {
+                            return Err(FlushReason::NotCandidate);
+                        }
+                        (byte(f, at + 1).ok_or(FlushReason::Malformed)? as usize + 1) * 8
+                    }
+                    ipproto::FRAGMENT => {
+                        let w = be16(f, at + 2).ok_or(FlushReason::Malformed)?;
+                        if w & 0xFFF8 != 0 {
+                            return Err(FlushReason::Fragment);
+                        }
+                        first(defect, FlushReason::Fragment);
+                        8
+                    }
+                    _ => break,
+                };
+                walked += 1;
+                if walked > MAX_EXT || at + len > end {
+                    return Err(FlushReason::Malformed);
+                }
+                next = byte(f, at).ok_or(FlushReason::Malformed)?;
+                at += len;
+            }
+            Ok((
+                Ip {
+                    off: off as u16,
+                    next: at as u16,
+                    v6: true,
+                },
+                next,
+                end,
+            ))
+        }
+        _ => Err(FlushReason::NotCandidate),
+    }
+}
+
+/// Ethernet + up to two VLAN tags: returns the IP offset and EtherType.
+fn parse_eth(f: &[u8], mut at: usize, tags: usize) -> Result<(usize, u16), FlushReason> {
+    let mut et = be16(f, at + 12).ok_or(FlushReason::Malformed)?;
+    at += 14;
+    let mut n = 0;
+    while et == ethertype::VLAN || et == ethertype::QINQ {
+        if n >= tags {
+            return Err(FlushReason::NotCandidate);
+        }
+        et = be16(f, at + 2).ok_or(FlushReason::Malformed)?;
+        at += 4;
+        n += 1;
+    }
+    Ok((at, et))
+}
+
+/// The outermost IP header of a frame, without any checks beyond bounds
+/// (used to find the flows a later fragment belongs near).
+pub(crate) fn outer_ip(f: &[u8], link: LinkType) -> Option<Ip> {
+    let (l3, et) = match link {
+        LinkType::Ethernet => parse_eth(f, 0, 2).ok()?,
+        LinkType::RawIp => match byte(f, 0)? >> 4 {
+            4 => (0, ethertype::IPV4),
+            _ => (0, ethertype::IPV6),
+        },
+    };
+    let v6 = match et {
+        ethertype::IPV4 => false,
+        ethertype::IPV6 => true,
+        _ => return None,
+    };
+    f.get(l3..l3 + if v6 { 40 } else { 20 })?;
+    Some(Ip {
+        off: l3 as u16,
+        next: l3 as u16,
+        v6,
+    })
+}
+
+/// Parses a frame for GRO. `Err` means: pass up alone, no flow to flush.
+pub(crate) fn parse(f: &[u8], link: LinkType, kinds: GroKinds) -> Result<Outcome, FlushReason> {
+    let mut defect = None;
+    let (l3, et) = match link {
+        LinkType::Ethernet => parse_eth(f, 0, 2)?,
+        LinkType::RawIp => match byte(f, 0).ok_or(FlushReason::Malformed)? >> 4 {
+            4 => (0, ethertype::IPV4),
+            6 => (0, ethertype::IPV6),
+            _ => return Err(FlushReason::NotCandidate),
+        },
+    };
+    let (ip0, proto0, end) = parse_ip(f, l3, et, f.len(), &mut defect)?;
+    // Frame vs IP length: only Ethernet minimum-size padding may follow.
+    if end != f.len() && !(link == LinkType::Ethernet && f.len() <= ETH_MIN_FRAME) {
+        first(&mut defect, FlushReason::LengthMismatch);
+    }
+    let mut p = Parsed {
+        ips: [ip0, Ip::default()],
+        n: 1,
+        end: end as u32,
+        ..Parsed::default()
+    };
+    let mut at = ip0.next as usize;
+    let mut proto = proto0;
+    let tunnel_on = kinds.contains(GroKinds::TUNNEL);
+    // One tunnel level at most.
+    let inner_et = match proto0 {
+        ipproto::UDP => {
+            let dport = be16(f, at + 2).ok_or(FlushReason::Malformed)?;
+            match dport {
+                port::VXLAN | port::GENEVE if !tunnel_on => return Err(FlushReason::Disabled),
+                port::VXLAN => {
+                    let flags = byte(f, at + 8).ok_or(FlushReason::Malformed)?;
+                    if flags & 0x08 == 0 {
+                        return Err(FlushReason::NotCandidate);
+                    }
+                    p.encap = Encap::Vxlan;
+                    p.enc_off = at as u16;
+                    at += 16;
+                    Some(ethertype::TEB)
+                }
+                port::GENEVE => {
+                    let b0 = byte(f, at + 8).ok_or(FlushReason::Malformed)?;
+                    let b1 = byte(f, at + 9).ok_or(FlushReason::Malformed)?;
+                    if b0 >> 6 != 0 || b1 & 0x80 != 0 {
+                        return Err(FlushReason::NotCandidate);
+                    }
+                    let pt = be16(f, at + 10).ok_or(FlushReason::Malformed)?;
+                    p.encap = Encap::Geneve;
+                    p.enc_off = at as u16;
+                    at += 16 + (b0 & 0x3F) as usize * 4;
+                    Some(pt)
+                }
+                _ => None,
+            }
+        }
+        ipproto::GRE | ipproto::IPIP | ipproto::IPV6 if !tunnel_on => {
+            return Err(FlushReason::Disabled);
+        }
+        ipproto::GRE => {
+            let flags = be16(f, at).ok_or(FlushReason::Malformed)?;
+            if flags & !(0x8000 | 0x2000) != 0 {
+                return Err(FlushReason::NotCandidate);
+            }
+            let pt = be16(f, at + 2).ok_or(FlushReason::Malformed)?;
+            p.encap = Encap::Gre;
+            p.enc_off = at as u16;
+            at += 4
+                + if flags & 0x8000 != 0 { 4 } else { 0 }
+                + if flags & 0x2000 != 0 { 4 } else { 0 };
+            Some(pt)
+        }
+        ipproto::IPIP => {
+            p.encap = Encap::Ipip;
+            Some(ethertype::IPV4)
+        }
+        ipproto::IPV6 => {
+            p.encap = Encap::Ipip;
+            Some(ethertype::IPV6)
+        }
+        _ => None,
+    };
+    if let Some(mut et) = inner_et {
+        if at > end {
+            return Err(FlushReason::Malformed);
+        }
+        p.inner_l2 = at as u16;
+        if et == ethertype::TEB {
+            let (ip_at, inner) = parse_eth(f, at, 0)?;
+            at = ip_at;
+            et = inner;
+        }
+        let (ip1, proto1, end1) = parse_ip(f, at, et, end, &mut defect)?;
+        if end1 != end {
+            first(&mut defect, FlushReason::LengthMismatch);
+        }
+        if proto1 != ipproto::TCP {
+            return Err(FlushReason::NotCandidate);
+        }
+        p.ips[1] = ip1;
+        p.n = 2;
+        at = ip1.next as usize;
+        proto = proto1;
+    } else {
+        p.inner_l2 = ip0.off;
+    }
+    match proto {
+        ipproto::TCP => {
+            let doff = (byte(f, at + 12).ok_or(FlushReason::Malformed)? >> 4) as usize * 4;
+            if doff < 20 || at + doff > end {
+                return Err(FlushReason::Malformed);
+            }
+            p.l4kind = L4::Tcp;
+            p.payload = (at + doff) as u16;
+        }
+        ipproto::UDP => {
+            if at + 8 > end {
+                return Err(FlushReason::Malformed);
+            }
+            let ulen = be16(f, at + 4).ok_or(FlushReason::Malformed)? as usize;
+            if ulen != end - at {
+                first(&mut defect, FlushReason::LengthMismatch);
+            }
+            p.l4kind = L4::Udp;
+            p.payload = (at + 8) as u16;
+        }
+        _ => return Err(FlushReason::NotCandidate),
+    }
+    p.l4 = at as u16;
+    // Tunnel UDP length must match too.
+    if matches!(p.encap, Encap::Vxlan | Encap::Geneve) {
+        let ulen = be16(f, p.enc_off as usize + 4).ok_or(FlushReason::Malformed)? as usize;
+        if ulen != end - p.enc_off as usize {
+            first(&mut defect, FlushReason::LengthMismatch);
+        }
+    }
+    if p.payload as usize > MAX_HEADER {
+        return Err(FlushReason::HeaderTooLong);
+    }
+    let needed = match (p.encap, p.l4kind, p.ips[0].v6) {
+        (Encap::None, L4::Tcp, false) => GroKinds::TCP4,
+        (Encap::None, L4::Tcp, true) => GroKinds::TCP6,
+        (Encap::None, L4::Udp, _) => GroKinds::UDP,
+        _ => GroKinds::TUNNEL,
+    };
+    if !kinds.contains(needed) {
+        return Err(FlushReason::Disabled);
+    }
+    Ok(Outcome { p, defect })
+}
+
+/// Pseudo-header sum of IP header `ip` for an L4 of `len` bytes.
+#[inline]
+pub(crate) fn pseudo(f: &[u8], ip: Ip, proto: u8, len: u32) -> Wsum {
+    let o = ip.off as usize;
+    if ip.v6 {
+        let mut s = [0u8; 16];
+        let mut d = [0u8; 16];
+        if let (Some(a), Some(b)) = (f.get(o + 8..o + 24), f.get(o + 24..o + 40)) {
+            s.copy_from_slice(a);
+            d.copy_from_slice(b);
+        }
+        csum::pseudo_v6(&s, &d, proto, len, Wsum::ZERO)
+    } else {
+        let mut s = [0u8; 4];
+        let mut d = [0u8; 4];
+        if let (Some(a), Some(b)) = (f.get(o + 12..o + 16), f.get(o + 16..o + 20)) {
+            s.copy_from_slice(a);
+            d.copy_from_slice(b);
+        }
+        csum::pseudo_v4(s, d, proto, len, Wsum::ZERO)
+    }
+}

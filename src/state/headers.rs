@@ -1,0 +1,159 @@
+//! Moving the current layer: pull and push header bytes, trim trailing bytes.
+
+use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
+use super::packet::Packet;
+use super::sum::{remove, sum_at};
+use super::types::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::csum::Wsum;
+
+fn rebuilt(meta: &CsumMeta, state: CsumState, flags: CsumFlags) -> CsumMeta {
+    CsumMeta::new(state, flags).unwrap_or(CsumMeta::from_state(meta.state()))
+}
+
+/// Pulls `len` header bytes `[cur, cur + len)`: the next layer becomes current
+/// (Linux `skb_postpull_rcsum`). A `Complete` sum loses their contribution
+/// (`-partial(x, -csum)`, the 2021 `wsum_negate` fix; an odd `len` byte-swaps
+/// the rest, `csum_block_sub`); a `Partial` whose start is pulled past becomes
+/// `None` (the packet is being consumed locally, like Linux). `CSUM_VALID` is
+/// cleared: it named the layer that was current.
+///
+/// After it, use `pkt.with_cur(pkt.cur() + len)`.
+pub fn pull(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
+    let cur = pkt.cur();
+    let new_cur = match cur.checked_add(len) {
+        Some(n) if n <= pkt.len() => n,
+        _ => {
+            return refuse(
+                meta,
+                StateError::OutOfBounds {
+                    what: Span::Pull,
+                    offset: cur.saturating_add(len),
+                    len: pkt.len(),
+                },
+            );
+        }
+    };
+    let mut flags = meta.flags() - CsumFlags::CSUM_VALID;
+    let (state, reason, sw) = match meta.state() {
+        CsumState::Complete { csum } => {
+            let part = sum_at(pkt.bytes(), cur, cur, new_cur);
+            let rest = if new_cur == pkt.len() {
+                Wsum::ZERO // nothing left: exactly +0
+            } else {
+                remove(csum, part).shifted_by(len)
+            };
+            (CsumState::Complete { csum: rest }, Reason::Pulled, len)
+        }
+        CsumState::Partial { start, .. } if start < new_cur => {
+            flags -= CsumFlags::CSUM_BLANK;
+            (CsumState::None, Reason::PartialPulledPast, 0)
+        }
+        s => (s, Reason::Pulled, 0),
+    };
+    Ok(Outcome {
+        meta: rebuilt(&meta, state, flags),
+        verdict: Verdict::NotChecked,
+        reason,
+        sw_bytes: sw,
+    })
+}
+
+/// Pushes the `len` header bytes `[cur - len, cur)`, already written in the
+/// buffer: they become part of the current layer (Linux `skb_postpush_rcsum`).
+/// A `Complete` sum gains them; other states are unchanged. Clears `CSUM_VALID`.
+///
+/// After it, use `pkt.with_cur(pkt.cur() - len)`.
+pub fn push(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
+    let cur = pkt.cur();
+    let Some(new_cur) = cur.checked_sub(len) else {
+        return refuse(
+            meta,
+            StateError::OutOfBounds {
+                what: Span::Push,
+                offset: len,
+                len: pkt.len(),
+            },
+        );
+    };
+    let flags = meta.flags() - CsumFlags::CSUM_VALID;
+    let (state, sw) = match meta.state() {
+        CsumState::Complete { csum } => {
+            let part = sum_at(pkt.bytes(), new_cur, new_cur, cur);
+            (
+                CsumState::Complete {
+                    csum: part.add(csum.shifted_by(len)),
+                },
+                len,
+            )
+        }
+        s => (s, 0),
+    };
+    Ok(Outcome {
+        meta: rebuilt(&meta, state, flags),
+        verdict: Verdict::NotChecked,
+        reason: Reason::Pushed,
+        sw_bytes: sw,
+    })
+}
+
+/// Trims the packet to `new_len` bytes (Ethernet padding after the IP length;
+/// Linux `pskb_trim_rcsum`, which today adjusts a `Complete` sum rather than
+/// dropping it to `None`). Refused when `new_len` is before `cur`, before the
+/// IP datagram's end (`layers.end`) or past the packet, or would cut a
+/// `Partial` field.
+///
+/// After it, use `pkt.truncated(new_len)`.
+pub fn trim(meta: CsumMeta, pkt: &Packet<'_>, new_len: usize) -> Transition {
+    let cur = pkt.cur();
+    let len = pkt.len();
+    if new_len < cur || new_len > len || new_len < pkt.layers().end {
+        return refuse(
+            meta,
+            StateError::OutOfBounds {
+                what: Span::Trim,
+                offset: new_len,
+                len,
+            },
+        );
+    }
+    let (state, sw) = match meta.state() {
+        CsumState::Complete { csum } => {
+            let tail = sum_at(pkt.bytes(), cur, new_len, len);
+            let csum = if new_len == cur {
+                Wsum::ZERO
+            } else {
+                remove(csum, tail)
+            };
+            (CsumState::Complete { csum }, len - new_len)
+        }
+        CsumState::Partial {
+            start,
+            offset,
+            kind,
+        } => {
+            let size = match kind {
+                PartialKind::Inet => 2,
+                PartialKind::Crc32c => 4,
+            };
+            let field_end = start.saturating_add(offset).saturating_add(size);
+            if field_end > new_len {
+                return refuse(
+                    meta,
+                    StateError::OutOfBounds {
+                        what: Span::PartialField,
+                        offset: field_end,
+                        len: new_len,
+                    },
+                );
+            }
+            (meta.state(), 0)
+        }
+        s => (s, 0),
+    };
+    Ok(Outcome {
+        meta: rebuilt(&meta, state, meta.flags()),
+        verdict: Verdict::NotChecked,
+        reason: Reason::Trimmed,
+        sw_bytes: sw,
+    })
+}

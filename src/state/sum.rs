@@ -1,0 +1,31 @@
+//! Bounds-checked sums over packet ranges, and exact `Complete` bookkeeping.
+
+use crate::csum::{self, Wsum};
+
+/// Sum of `bytes[from..to]` as it contributes to a sum that starts at `base`
+/// (a block at an odd distance contributes byte-swapped, `csum_block_add`).
+/// The caller has checked the range; an empty or bad range sums to zero.
+pub(crate) fn sum_at(bytes: &[u8], base: usize, from: usize, to: usize) -> Wsum {
+    match bytes.get(from..to) {
+        Some(b) => csum::partial(b, Wsum::ZERO).shifted_by(from.wrapping_sub(base)),
+        None => Wsum::ZERO,
+    }
+}
+
+/// Removes `part` from `sum` the way `skb_postpull_rcsum` does since the 2021
+/// fix: `-partial(x, -sum)`, i.e. `wsum_negate(wsum_negate(sum) + part)`.
+pub(crate) const fn remove(sum: Wsum, part: Wsum) -> Wsum {
+    sum.negate().add(part).negate()
+}
+
+/// A byte rewrite under a `Complete` sum that starts at `base`: replaces
+/// `old` (at offset `at`) by `new` in the sum when `at >= base`.
+pub(crate) fn rewrite_in_sum(sum: Wsum, base: usize, at: usize, old: &[u8], new: &[u8]) -> Wsum {
+    if at < base {
+        return sum;
+    }
+    let shift = at - base;
+    let o = csum::partial(old, Wsum::ZERO).shifted_by(shift);
+    let n = csum::partial(new, Wsum::ZERO).shifted_by(shift);
+    sum.sub(o).add(n)
+}

@@ -1,0 +1,194 @@
+//! Why a transmit decision, fill or segmentation was refused.
+
+use core::fmt;
+
+use super::gso::GsoType;
+use crate::state::CsumMeta;
+use crate::wire::{Net, Transport};
+
+/// A refused transmit request: the field or limit at fault. Nothing was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TxError {
+    /// The layer offsets do not fit the frame or are out of order
+    /// (`l2 <= l3 < l4 <= payload <= end <= frame length` must hold).
+    LayersBeyondBuffer {
+        /// The IP end the layers claim.
+        end: usize,
+        /// Bytes the frame has.
+        available: usize,
+    },
+    /// The layer offsets are out of order (`l2 <= l3 < l4 <= payload <= end`
+    /// must hold); they were not made by `wire::parse` for this packet.
+    LayersOutOfOrder,
+    /// `csum_start + csum_offset` (plus the field) lies outside the packet
+    /// (the range check a driver may do on `CHECKSUM_PARTIAL`).
+    PartialOutOfRange {
+        /// `csum_start`.
+        start: usize,
+        /// `csum_offset`.
+        offset: usize,
+        /// End of the packet.
+        end: usize,
+    },
+    /// A `csum_blank` packet whose transport has no checksum field this crate
+    /// can fill (only TCP, UDP, ICMP, ICMPv6 and SCTP have one).
+    BlankWithoutChecksumField {
+        /// The transport found.
+        transport: Transport,
+    },
+    /// `gso_size` 0 with a segmentation type.
+    GsoSizeZero,
+    /// `gso_size` larger than the payload, or no payload to segment.
+    GsoSizeBeyondPayload {
+        /// The requested segment size.
+        gso_size: usize,
+        /// The payload bytes.
+        payload: usize,
+    },
+    /// The segmentation type does not match the packet (TCPV4 on IPv6, UDP_L4
+    /// on TCP, no type at all).
+    GsoTypeMismatch {
+        /// The type asked.
+        gso_type: GsoType,
+        /// The network layer found.
+        net: Net,
+        /// The transport found.
+        transport: Transport,
+    },
+    /// A tunnel type without the inner layers, or inner layers without a
+    /// tunnel type: use [`plan_tunnel`](super::plan_tunnel) with both.
+    TunnelLayersMissing {
+        /// The type asked.
+        gso_type: GsoType,
+    },
+    /// The tunnel headers do not match the request: the outer transport is not
+    /// the tunnel's, the GRE C bit and `GRE_CSUM` disagree, or the inner
+    /// packet does not end where the outer one does.
+    TunnelMismatch {
+        /// What disagrees.
+        field: TunnelField,
+    },
+    /// An IP fragment cannot be segmented.
+    Fragment,
+    /// A header field would not hold the segment's value (hand-made layers
+    /// claiming an IPv4 datagram above 65535 bytes, an IPv6 jumbogram).
+    LengthFieldOverflow {
+        /// The length that does not fit.
+        length: usize,
+    },
+    /// Fewer destination buffers than segments.
+    TooFewBuffers {
+        /// Segments to write.
+        needed: usize,
+        /// Buffers given.
+        given: usize,
+    },
+    /// A destination buffer is shorter than its segment.
+    BufferTooSmall {
+        /// Which segment.
+        index: usize,
+        /// Bytes the segment needs.
+        needed: usize,
+        /// Bytes the buffer has.
+        available: usize,
+    },
+    /// A segment index at or beyond the segment count.
+    SegmentIndexOutOfRange {
+        /// The index asked.
+        index: usize,
+        /// Segments the packet makes.
+        count: usize,
+    },
+    /// An action that is not a software fill was passed to [`fill`](super::fill).
+    NotAFill,
+}
+
+impl fmt::Display for TxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            TxError::LayersBeyondBuffer { end, available } => {
+                write!(f, "layers end at {end} but the frame has {available} bytes")
+            }
+            TxError::LayersOutOfOrder => write!(f, "layer offsets out of order"),
+            TxError::PartialOutOfRange { start, offset, end } => write!(
+                f,
+                "csum_start {start} + csum_offset {offset} outside the packet (end {end})"
+            ),
+            TxError::BlankWithoutChecksumField { transport } => {
+                write!(
+                    f,
+                    "csum_blank packet but {transport:?} has no checksum field"
+                )
+            }
+            TxError::GsoSizeZero => write!(f, "gso_size 0 with a gso type"),
+            TxError::GsoSizeBeyondPayload { gso_size, payload } => {
+                write!(
+                    f,
+                    "gso_size {gso_size} beyond the payload of {payload} bytes"
+                )
+            }
+            TxError::GsoTypeMismatch {
+                gso_type,
+                net,
+                transport,
+            } => write!(
+                f,
+                "gso type {gso_type:?} does not fit {net:?}/{transport:?}"
+            ),
+            TxError::TunnelLayersMissing { gso_type } => {
+                write!(
+                    f,
+                    "gso type {gso_type:?} needs outer and inner layers together"
+                )
+            }
+            TxError::TunnelMismatch { field } => {
+                write!(f, "tunnel does not match its gso type: {field:?}")
+            }
+            TxError::Fragment => write!(f, "an IP fragment cannot be segmented"),
+            TxError::LengthFieldOverflow { length } => {
+                write!(f, "length {length} does not fit its header field")
+            }
+            TxError::TooFewBuffers { needed, given } => {
+                write!(f, "{needed} segments but {given} buffers")
+            }
+            TxError::BufferTooSmall {
+                index,
+                needed,
+                available,
+            } => write!(
+                f,
+                "segment {index} needs {needed} bytes, its buffer has {available}"
+            ),
+            TxError::SegmentIndexOutOfRange { index, count } => {
+                write!(f, "segment {index} of {count}")
+            }
+            TxError::NotAFill => write!(f, "the action is not a software fill"),
+        }
+    }
+}
+
+impl core::error::Error for TxError {}
+
+/// The tunnel fact that disagrees with a segmentation request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TunnelField {
+    /// The outer transport is not UDP (UDP tunnel types) or GRE (GRE types).
+    OuterTransport,
+    /// The GRE C bit is set without `GRE_CSUM`, or `GRE_CSUM` without the C bit.
+    GreChecksumBit,
+    /// Both UDP and GRE tunnel types, or neither inner TCP nor UDP type.
+    Type,
+    /// The inner packet does not start after the outer transport header or
+    /// does not end where the outer packet ends.
+    InnerBounds,
+}
+
+/// A refused transition that hands the metadata back unchanged (it is taken by move).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TxRefusal {
+    /// The metadata as it was.
+    pub meta: CsumMeta,
+    /// Why.
+    pub error: TxError,
+}

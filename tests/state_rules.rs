@@ -1,0 +1,566 @@
+//! One test per kernel rule the state transitions model, on real packets built
+//! with etherparse, each result checked by the independent oracle.
+
+mod support;
+
+use netoffload::csum::Wsum;
+use netoffload::state::{
+    self, Addr, ConntrackConfig, CsumFlags, CsumLevel, CsumMeta, CsumState, DeviceReport, Hook,
+    Packet, PacketMut, PartialKind, Reason, Rewrite, StateError, Verdict,
+};
+use netoffload::wire::LinkType;
+use support::oracle::{self, Link, View};
+use support::packets::{self, L4, Spec};
+
+fn view(bytes: &[u8], cur: usize, levels_from: usize, l4: usize) -> View<'_> {
+    View {
+        bytes,
+        link: Link::Ethernet,
+        cur,
+        levels_from,
+        l4,
+    }
+}
+
+fn sound(bytes: &[u8], pkt_cur: usize, levels_from: usize, l4: usize, meta: &CsumMeta) {
+    if let Err(e) = oracle::check(&view(bytes, pkt_cur, levels_from, l4), meta) {
+        panic!("unsound {meta:?}: {e:?}");
+    }
+}
+
+fn tcp4(payload: &[u8]) -> (Vec<u8>, packets::Built) {
+    packets::build(&packets::simple(false, L4::Tcp { opt_words: 0 }, payload))
+}
+
+fn corrupt(bytes: &mut [u8], at: usize) {
+    bytes[at] ^= 0x40;
+}
+
+#[test]
+fn software_validation_keeps_the_sum_as_complete() {
+    let (b, at) = tcp4(b"hello, world");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
+    assert_eq!(out.verdict, Verdict::Good);
+    assert_eq!(out.reason, Reason::SoftwareVerified);
+    assert!(matches!(out.meta.state(), CsumState::Complete { .. }));
+    assert!(
+        out.meta
+            .flags()
+            .contains(CsumFlags::COMPLETE_SW | CsumFlags::CSUM_VALID)
+    );
+    sound(&b, pkt.cur(), at.l4, at.l4, &out.meta);
+    // A second validation is arithmetic only: no byte summed twice.
+    let pkt_l4 = pkt.with_cur(at.l4).unwrap();
+    let pulled = state::pull(out.meta, &pkt, at.l4 - at.l3).unwrap();
+    let again = state::validate(pulled.meta, &pkt_l4).unwrap();
+    assert_eq!(
+        (again.verdict, again.reason, again.sw_bytes),
+        (Verdict::Good, Reason::CompleteChecked, 0)
+    );
+}
+
+#[test]
+fn corrupted_packet_with_no_claim_is_bad() {
+    let (mut b, at) = tcp4(b"payload bytes");
+    corrupt(&mut b, at.end - 1);
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
+    assert_eq!(
+        (out.verdict, out.reason),
+        (Verdict::Bad, Reason::BadChecksum)
+    );
+    assert!(!out.meta.flags().contains(CsumFlags::CSUM_VALID));
+    sound(&b, pkt.cur(), at.l4, at.l4, &out.meta);
+}
+
+#[test]
+fn unnecessary_level_is_consumed_one_per_layer() {
+    let (b, _) = tcp4(b"x");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L1,
+    })
+    .meta;
+    let out = state::validate(m, &pkt).unwrap();
+    assert_eq!(
+        (out.verdict, out.reason, out.sw_bytes),
+        (Verdict::Good, Reason::LevelConsumed, 0)
+    );
+    assert_eq!(
+        out.meta.state(),
+        CsumState::Unnecessary {
+            level: CsumLevel::L0
+        }
+    );
+    let m0 = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L0,
+    })
+    .meta;
+    let out = state::validate(m0, &pkt).unwrap();
+    assert_eq!(out.meta.state(), CsumState::None);
+    assert!(out.meta.flags().contains(CsumFlags::CSUM_VALID));
+}
+
+#[test]
+fn icmp_is_never_covered_by_a_level() {
+    let (mut b, at) = packets::build(&packets::simple(false, L4::Icmp, b"ping"));
+    corrupt(&mut b, at.end - 1);
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L0,
+    })
+    .meta;
+    let out = state::validate(m, &pkt).unwrap();
+    assert_eq!(out.verdict, Verdict::Bad);
+    assert_eq!(
+        out.meta.state(),
+        CsumState::Unnecessary {
+            level: CsumLevel::L0
+        }
+    );
+}
+
+#[test]
+fn complete_from_device_checks_by_arithmetic() {
+    let (b, at) = tcp4(b"some data here!");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = state::receive(DeviceReport::Complete {
+        csum: oracle::honest_complete(&b, at.l3),
+    })
+    .meta;
+    let out = state::validate(m, &pkt).unwrap();
+    assert_eq!(out.verdict, Verdict::Good);
+    assert_eq!(out.reason, Reason::CompleteChecked);
+    // only the IP header is summed to take it out of the device sum
+    assert_eq!(out.sw_bytes, at.l4 - at.l3);
+}
+
+#[test]
+fn lying_device_sum_is_a_device_fault_and_gets_replaced() {
+    let (b, at) = tcp4(b"some data here!");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let wrong = Wsum::new(oracle::honest_complete(&b, at.l3).get() ^ 0x0101);
+    let m = state::receive(DeviceReport::Complete { csum: wrong }).meta;
+    let out = state::validate(m, &pkt).unwrap();
+    assert_eq!(
+        (out.verdict, out.reason),
+        (Verdict::Good, Reason::DeviceChecksumFault)
+    );
+    assert!(out.meta.flags().contains(CsumFlags::COMPLETE_SW));
+    sound(&b, at.l3, at.l4, at.l4, &out.meta);
+}
+
+#[test]
+fn corrupted_packet_with_honest_complete_is_bad() {
+    let (mut b, at) = tcp4(b"some data here!");
+    corrupt(&mut b, at.l4 + 25);
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = state::receive(DeviceReport::Complete {
+        csum: oracle::honest_complete(&b, at.l3),
+    })
+    .meta;
+    let out = state::validate(m, &pkt).unwrap();
+    assert_eq!(out.verdict, Verdict::Bad);
+    sound(&b, at.l3, at.l4, at.l4, &out.meta);
+}
+
+#[test]
+fn zero_udp_checksum_v4_is_no_checksum_and_consumes_a_level() {
+    let (b, _) = packets::build(&packets::simple(false, L4::UdpZero, b"dns?"));
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L1,
+    })
+    .meta;
+    let out = state::validate(m, &pkt).unwrap();
+    assert_eq!(
+        (out.verdict, out.reason),
+        (Verdict::NoChecksum, Reason::ZeroUdpNoChecksum)
+    );
+    assert_eq!(
+        out.meta.state(),
+        CsumState::Unnecessary {
+            level: CsumLevel::L0
+        }
+    );
+}
+
+#[test]
+fn zero_udp_checksum_v6_is_rejected_unless_allowed() {
+    let (b, _) = packets::build(&packets::simple(true, L4::UdpZero, b"tunnel"));
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
+    assert_eq!(
+        (out.verdict, out.reason),
+        (Verdict::Bad, Reason::ZeroUdp6Rejected)
+    );
+    let opts = state::ValidateOptions {
+        zero_udp6: state::ZeroUdp6::Accept,
+    };
+    let out = state::validate_with(CsumMeta::NONE, &pkt, opts).unwrap();
+    assert_eq!(out.verdict, Verdict::NoChecksum);
+}
+
+#[test]
+fn sctp_crc32c_is_verified_in_software() {
+    let (mut b, at) = packets::build(&packets::simple(false, L4::Sctp, &[7u8; 33]));
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
+    assert_eq!(
+        (out.verdict, out.reason),
+        (Verdict::Good, Reason::Crc32cVerified)
+    );
+    assert_eq!(out.sw_bytes, at.end - at.l4);
+    corrupt(&mut b, at.end - 2);
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
+    assert_eq!(out.verdict, Verdict::Bad);
+}
+
+#[test]
+fn try_convert_after_level_zero_consumed_gives_complete_of_not_pseudo() {
+    let (b, at) = packets::build(&packets::simple(false, L4::Udp, b"vxlan-ish payload"));
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L0,
+    })
+    .meta;
+    let v = state::validate(m, &pkt).unwrap();
+    assert_eq!(v.meta.state(), CsumState::None);
+    let c = state::try_convert(v.meta, &pkt).unwrap();
+    assert_eq!(c.reason, Reason::Converted);
+    assert!(matches!(c.meta.state(), CsumState::Complete { .. }));
+    sound(&b, at.l3, at.l4 + 1, at.l4, &c.meta);
+}
+
+#[test]
+fn try_convert_skips_zero_udp() {
+    let (b, _) = packets::build(&packets::simple(false, L4::UdpZero, b"abc"));
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L0,
+    })
+    .meta;
+    let v = state::validate(m, &pkt).unwrap();
+    let c = state::try_convert(v.meta, &pkt).unwrap();
+    assert_eq!(c.reason, Reason::NotConverted);
+}
+
+#[test]
+fn pull_and_push_keep_complete_exact_including_odd_lengths() {
+    let (b, at) = tcp4(b"odd length payload!");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = CsumMeta::from_state(CsumState::Complete {
+        csum: oracle::honest_complete(&b, at.l3),
+    });
+    for len in [0usize, 1, 7, 20, at.end - at.l3] {
+        let p = state::pull(m.clone(), &pkt, len).unwrap();
+        sound(&b, at.l3 + len, at.l4, at.l4, &p.meta);
+        let moved = pkt.with_cur(at.l3 + len).unwrap();
+        let back = state::push(p.meta, &moved, len).unwrap();
+        sound(&b, at.l3, at.l4, at.l4, &back.meta);
+    }
+    assert!(matches!(
+        state::pull(m, &pkt, b.len()),
+        Err(state::Refused {
+            error: StateError::OutOfBounds { .. },
+            ..
+        })
+    ));
+}
+
+#[test]
+fn trim_removes_padding_from_complete() {
+    let mut spec = packets::simple(false, L4::Udp, b"x");
+    spec.pad = vec![0xAB; 9];
+    let (b, at) = packets::build(&spec);
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = CsumMeta::from_state(CsumState::Complete {
+        csum: oracle::honest_complete(&b, at.l3),
+    });
+    let t = state::trim(m, &pkt, at.end).unwrap();
+    assert_eq!(t.sw_bytes, 9);
+    sound(&b[..at.end], at.l3, at.l4, at.l4, &t.meta);
+    let short = pkt.truncated(at.end).unwrap();
+    let v = state::validate(t.meta, &short).unwrap();
+    assert_eq!(v.reason, Reason::CompleteChecked);
+}
+
+#[test]
+fn partial_pulled_past_becomes_none() {
+    let (b, at) = tcp4(b"abc");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = CsumMeta::new(
+        CsumState::Partial {
+            start: at.l4,
+            offset: 16,
+            kind: PartialKind::Inet,
+        },
+        CsumFlags::CSUM_BLANK,
+    )
+    .unwrap();
+    let p = state::pull(m, &pkt, at.l4 - at.l3 + 1).unwrap();
+    assert_eq!(
+        (p.meta.state(), p.reason),
+        (CsumState::None, Reason::PartialPulledPast)
+    );
+}
+
+#[test]
+fn route_decrements_ttl_with_rfc1624_and_keeps_complete() {
+    let (mut b, at) = tcp4(b"forward me");
+    let m = CsumMeta::from_state(CsumState::Complete {
+        csum: oracle::honest_complete(&b, at.l3),
+    });
+    let ttl = b[at.l3 + 8];
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let out = state::route(m, &mut pm).unwrap();
+    assert_eq!(out.reason, Reason::Routed);
+    assert_eq!(b[at.l3 + 8], ttl - 1);
+    let hdr = etherparse::Ipv4HeaderSlice::from_slice(&b[at.l3..])
+        .unwrap()
+        .to_header();
+    assert_eq!(hdr.header_checksum, hdr.calc_header_checksum());
+    sound(&b, at.l3, at.l4, at.l4, &out.meta);
+}
+
+#[test]
+fn route_refuses_at_ttl_one_and_changes_nothing() {
+    let mut spec = packets::simple(true, L4::Udp, b"x");
+    spec.ttl = 1;
+    let (mut b, _) = packets::build(&spec);
+    let before = b.clone();
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let r = state::route(CsumMeta::NONE, &mut pm).unwrap_err();
+    assert_eq!(r.error, StateError::HopLimitExpired { hop_limit: 1 });
+    assert_eq!(b, before);
+}
+
+fn nat_case(spec: &Spec, meta: CsumMeta, rw: Rewrite) -> (Vec<u8>, packets::Built, state::Outcome) {
+    let (mut b, at) = packets::build(spec);
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let out = state::nat(meta, &mut pm, rw).unwrap();
+    (b, at, out)
+}
+
+#[test]
+fn nat_v4_address_and_port_keep_every_checksum_correct() {
+    for l4 in [L4::Tcp { opt_words: 2 }, L4::Udp, L4::Sctp, L4::Icmp] {
+        let spec = packets::simple(false, l4, b"natted payload");
+        let (b, at, out) = nat_case(&spec, CsumMeta::NONE, Rewrite::Src(Addr::V4([1, 2, 3, 4])));
+        assert!(oracle::all_correct(&b, Link::Ethernet), "{l4:?}");
+        let hdr = etherparse::Ipv4HeaderSlice::from_slice(&b[at.l3..])
+            .unwrap()
+            .to_header();
+        assert_eq!(hdr.header_checksum, hdr.calc_header_checksum());
+        assert_eq!(out.verdict, Verdict::NotChecked);
+        if l4 != L4::Icmp {
+            let (b, _, _) = nat_case(&spec, CsumMeta::NONE, Rewrite::DstPort(8080));
+            assert!(oracle::all_correct(&b, Link::Ethernet), "{l4:?} port");
+        }
+    }
+}
+
+#[test]
+fn nat_v6_address_keeps_complete_sound() {
+    let spec = packets::simple(true, L4::Tcp { opt_words: 0 }, b"six");
+    let (b0, at0) = packets::build(&spec);
+    let m = CsumMeta::from_state(CsumState::Complete {
+        csum: oracle::honest_complete(&b0, at0.l3),
+    });
+    let (b, at, out) = nat_case(&spec, m, Rewrite::Dst(Addr::V6([0xfe; 16])));
+    assert!(oracle::all_correct(&b, Link::Ethernet));
+    sound(&b, at.l3, at.l4, at.l4, &out.meta);
+}
+
+#[test]
+fn nat_keeps_udp_zero_and_never_writes_a_computed_zero() {
+    let spec = packets::simple(false, L4::UdpZero, b"zero");
+    let (b, at, out) = nat_case(&spec, CsumMeta::NONE, Rewrite::SrcPort(1));
+    assert_eq!(out.reason, Reason::NatZeroUdpKept);
+    assert_eq!(&b[at.l4 + 6..at.l4 + 8], &[0, 0]);
+}
+
+#[test]
+fn nat_on_partial_moves_the_seed_only_for_addresses() {
+    let spec = packets::simple(false, L4::Tcp { opt_words: 0 }, b"local");
+    let (mut b, at) = packets::build(&spec);
+    // Make it a locally generated Partial packet: field = pseudo-header seed.
+    let len = (at.end - at.l4) as u16;
+    let mut ph = Vec::new();
+    ph.extend_from_slice(&b[at.l3 + 12..at.l3 + 20]);
+    ph.extend_from_slice(&[0, 6]);
+    ph.extend_from_slice(&len.to_be_bytes());
+    let seed = oracle::naive_sum(&ph);
+    b[at.l4 + 16..at.l4 + 18].copy_from_slice(&seed.to_be_bytes());
+    let m = CsumMeta::new(
+        CsumState::Partial {
+            start: at.l4,
+            offset: 16,
+            kind: PartialKind::Inet,
+        },
+        CsumFlags::CSUM_BLANK,
+    )
+    .unwrap();
+    sound(&b, at.l3, at.l4, at.l4, &m);
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let out = state::nat(m, &mut pm, Rewrite::Src(Addr::V4([9, 9, 9, 9]))).unwrap();
+    let out = state::nat(out.meta, &mut pm, Rewrite::DstPort(1234)).unwrap();
+    sound(&b, at.l3, at.l4, at.l4, &out.meta);
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let f = state::fill(out.meta, &mut pm).unwrap();
+    assert_eq!(f.reason, Reason::Filled);
+    assert!(oracle::all_correct(&b, Link::Ethernet));
+}
+
+#[test]
+fn conntrack_checks_only_at_prerouting_with_the_sysctl_on() {
+    let (mut b, at) = tcp4(b"ct");
+    corrupt(&mut b, at.end - 1);
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let on = ConntrackConfig::default();
+    for hook in [
+        Hook::LocalIn,
+        Hook::Forward,
+        Hook::LocalOut,
+        Hook::PostRouting,
+    ] {
+        let o = state::conntrack(CsumMeta::NONE, &pkt, hook, on).unwrap();
+        assert_eq!(
+            (o.verdict, o.reason),
+            (Verdict::NotChecked, Reason::ConntrackHookSkipped)
+        );
+    }
+    let off = ConntrackConfig { checksum: false };
+    let o = state::conntrack(CsumMeta::NONE, &pkt, Hook::PreRouting, off).unwrap();
+    assert_eq!(o.reason, Reason::ConntrackChecksumOff);
+    let o = state::conntrack(CsumMeta::NONE, &pkt, Hook::PreRouting, on).unwrap();
+    assert_eq!(o.verdict, Verdict::Bad);
+    sound(&b, at.l3, at.l4, at.l4, &o.meta);
+}
+
+#[test]
+fn conntrack_does_not_consume_levels() {
+    let (b, _) = tcp4(b"ct");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L0,
+    })
+    .meta;
+    let o = state::conntrack(m, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
+    assert_eq!(o.verdict, Verdict::Good);
+    assert_eq!(
+        o.meta.state(),
+        CsumState::Unnecessary {
+            level: CsumLevel::L0
+        }
+    );
+}
+
+/// Xen 2005: a guest sends a TCP packet with a blank checksum (csum_blank)
+/// through a bridge and conntrack to a physical device without offload.
+/// Conntrack must accept it, transmit must fill it, the wire bytes must verify.
+#[test]
+fn xen_2005_blank_checksum_through_bridge_and_conntrack_to_a_dumb_nic() {
+    let spec = packets::simple(
+        false,
+        L4::Tcp { opt_words: 3 },
+        b"guest data that is not yet checksummed",
+    );
+    let (mut b, at) = packets::build(&spec);
+    let len = (at.end - at.l4) as u16;
+    let mut ph = Vec::new();
+    ph.extend_from_slice(&b[at.l3 + 12..at.l3 + 20]);
+    ph.extend_from_slice(&[0, 6]);
+    ph.extend_from_slice(&len.to_be_bytes());
+    b[at.l4 + 16..at.l4 + 18].copy_from_slice(&oracle::naive_sum(&ph).to_be_bytes());
+    assert!(
+        !oracle::all_correct(&b, Link::Ethernet),
+        "the field is blank (seed only)"
+    );
+    // netback: csum_blank | data_validated -> Partial at the TCP header.
+    let m = CsumMeta::new(
+        CsumState::Partial {
+            start: at.l4,
+            offset: 16,
+            kind: PartialKind::Inet,
+        },
+        CsumFlags::CSUM_BLANK | CsumFlags::DATA_VALID,
+    )
+    .unwrap();
+    let m = state::bridge(m).meta;
+    assert!(
+        m.is_blank() && m.data_valid(),
+        "both facts survive the bridge"
+    );
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let ct = state::conntrack(m, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
+    assert_eq!(
+        ct.verdict,
+        Verdict::Good,
+        "conntrack must not drop a blank checksum"
+    );
+    assert_eq!(ct.reason, Reason::PartialTrusted);
+    let m = state::bridge(ct.meta).meta;
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let f = state::fill(m, &mut pm).unwrap();
+    assert_eq!(f.reason, Reason::Filled);
+    assert!(!f.meta.is_blank());
+    assert!(oracle::all_correct(&b, Link::Ethernet), "wire bytes verify");
+    let parsed = etherparse::SlicedPacket::from_ethernet(&b).unwrap();
+    if let Some(etherparse::TransportSlice::Tcp(tcp)) = parsed.transport {
+        let ip = etherparse::Ipv4HeaderSlice::from_slice(&b[at.l3..])
+            .unwrap()
+            .to_header();
+        let expect = tcp
+            .to_header()
+            .calc_checksum_ipv4(&ip, tcp.payload())
+            .unwrap();
+        assert_eq!(tcp.checksum(), expect);
+    } else {
+        panic!("not TCP");
+    }
+}
+
+#[test]
+fn fill_sctp_partial_writes_crc32c() {
+    let (mut b, at) = packets::build(&packets::simple(false, L4::Sctp, &[1u8; 20]));
+    b[at.l4 + 8..at.l4 + 12].fill(0);
+    let m = CsumMeta::from_state(CsumState::Partial {
+        start: at.l4,
+        offset: 8,
+        kind: PartialKind::Crc32c,
+    });
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let f = state::fill(m, &mut pm).unwrap();
+    assert_eq!(f.reason, Reason::FilledCrc32c);
+    assert!(oracle::all_correct(&b, Link::Ethernet));
+}
+
+#[test]
+fn bad_input_is_refused_with_the_meta_handed_back() {
+    let (b, at) = tcp4(b"x");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = CsumMeta::from_state(CsumState::Unnecessary {
+        level: CsumLevel::L2,
+    });
+    let past = pkt.with_cur(at.l4 + 1).unwrap();
+    let r = state::validate(m.clone(), &past).unwrap_err();
+    assert_eq!(r.meta, m);
+    assert!(matches!(r.error, StateError::CurPastLayer { .. }));
+    let bad = CsumMeta::from_state(CsumState::Partial {
+        start: b.len(),
+        offset: 16,
+        kind: PartialKind::Inet,
+    });
+    let mut b2 = b.clone();
+    let mut pm = PacketMut::parse(&mut b2, LinkType::Ethernet).unwrap();
+    let r = state::fill(bad.clone(), &mut pm).unwrap_err();
+    assert_eq!(r.meta, bad);
+    assert_eq!(b2, b);
+    assert_eq!(
+        CsumMeta::new(CsumState::None, CsumFlags::CSUM_BLANK),
+        Err(state::MetaError::BlankWithoutPartial)
+    );
+}
