@@ -11,7 +11,7 @@ use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net};
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
-use super::setup::{field_at, pseudo_len};
+use super::setup::{field_at, layers_fit, pseudo_len};
 use super::virtio::{GsoKind, SuperPacket};
 
 /// The `RTE_MBUF_F_*` bits used here.
@@ -483,6 +483,13 @@ pub fn convert_seed(
     if from == to {
         return Ok(());
     }
+    if !layers_fit(frame.len(), layers) {
+        return Err(BoundaryError::out_of_packet(
+            MetaField::Packet,
+            layers.end,
+            frame.len(),
+        ));
+    }
     let len = (pseudo_len(frame, layers) as u32).to_be_bytes();
     let at = layers.l4 + offset;
     let seed = field_at(frame, at).ok_or(BoundaryError::out_of_packet(
@@ -520,6 +527,13 @@ pub fn meta_to_tx(
     gso: Option<SuperPacket>,
     ip_csum: bool,
 ) -> Result<TxOffload, BoundaryError> {
+    if !layers_fit(frame.len(), layers) {
+        return Err(BoundaryError::out_of_packet(
+            MetaField::Packet,
+            layers.end,
+            frame.len(),
+        ));
+    }
     let mut tx = TxOffload::default();
     let flags = meta.flags();
     let l4 = match meta.state() {

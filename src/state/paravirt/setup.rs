@@ -20,6 +20,21 @@ pub const fn transport_csum_field(transport: Transport) -> Option<(usize, Partia
     }
 }
 
+/// True when `layers` is ordered and inside `len` bytes (`l2 <= l3 <= l4 <=
+/// payload <= end <= len`), as every value from [`wire::parse`] is. Layers
+/// handed in by a caller are checked with it before any offset arithmetic.
+pub const fn layers_fit(len: usize, layers: &Layers) -> bool {
+    layers.l2 <= layers.l3
+        && layers.l3 <= layers.l4
+        && layers.l4 <= layers.payload
+        && layers.payload <= layers.end
+        && layers.end <= len
+}
+
+fn unfit(len: usize, layers: &Layers) -> BoundaryError {
+    BoundaryError::out_of_packet(MetaField::Packet, layers.end, len)
+}
+
 /// The L4 length the pseudo-header counts: the UDP length field for UDP (when not
 /// the jumbogram 0), otherwise the IP payload length.
 pub fn pseudo_len(frame: &[u8], layers: &Layers) -> usize {
@@ -31,13 +46,16 @@ pub fn pseudo_len(frame: &[u8], layers: &Layers) -> usize {
             return ulen;
         }
     }
-    layers.l4_len()
+    layers.end.saturating_sub(layers.l4)
 }
 
 /// A `Partial` sums from the transport header to the end of the IP datagram, so
 /// a UDP length that disagrees with the IP length (trailing bytes inside the
 /// datagram) would make the filled checksum cover the wrong bytes: refused.
 pub fn check_udp_length(frame: &[u8], layers: &Layers) -> Result<(), BoundaryError> {
+    if !layers_fit(frame.len(), layers) {
+        return Err(unfit(frame.len(), layers));
+    }
     if layers.transport != Transport::Udp {
         return Ok(());
     }
@@ -55,6 +73,9 @@ pub fn check_udp_length(frame: &[u8], layers: &Layers) -> Result<(), BoundaryErr
 /// The unfolded pseudo-header sum of the transport at `layers.l4` (zero for
 /// ICMPv4, which has none); `None` for transports without an Internet checksum.
 pub fn pseudo_sum(frame: &[u8], layers: &Layers) -> Option<Wsum> {
+    if !layers_fit(frame.len(), layers) {
+        return None;
+    }
     let len = pseudo_len(frame, layers) as u32;
     match layers.transport {
         Transport::Icmp => Some(Wsum::ZERO),
@@ -172,6 +193,9 @@ pub fn check_seed(
     start: usize,
     offset: usize,
 ) -> Result<SeedCheck, BoundaryError> {
+    if !layers_fit(frame.len(), layers) {
+        return Err(unfit(frame.len(), layers));
+    }
     if start != layers.l4 {
         return Ok(SeedCheck::Skipped(SeedSkip::StartNotAtTransport));
     }
