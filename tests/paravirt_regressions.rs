@@ -206,3 +206,46 @@ mod caller_layers {
         }
     }
 }
+
+#[test]
+fn huge_caller_offsets_are_errors_not_overflows() {
+    use netoffload::state::paravirt::dpdk::{self, SeedLength};
+    use netoffload::state::paravirt::setup;
+    let spec = Spec::tcp4(20);
+    let mut frame = make_partial(build(spec), spec);
+    let l = wire::parse(&frame, LinkType::Ethernet).unwrap();
+    assert!(setup::check_seed(&frame, &l, l.l4, usize::MAX).is_err());
+    assert!(
+        dpdk::convert_seed(
+            &mut frame,
+            &l,
+            usize::MAX,
+            SeedLength::Included,
+            SeedLength::Excluded
+        )
+        .is_err()
+    );
+    let mut s = setup::checksum_setup(&frame, LinkType::Ethernet).unwrap();
+    s.offset = usize::MAX;
+    assert!(setup::write_seed(&mut frame, &s).is_err());
+}
+
+#[test]
+fn huge_vlan_hlen_is_an_error() {
+    let m = CsumMeta::from_state(CsumState::Partial {
+        start: 34,
+        offset: 16,
+        kind: PartialKind::Inet,
+    });
+    let e = VirtioNetHdr::from_meta(
+        m,
+        GuestFrame {
+            base: 0,
+            vlan_hlen: usize::MAX,
+        },
+        None,
+        PeerFeatures::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.field, MetaField::VirtioCsumStart);
+}

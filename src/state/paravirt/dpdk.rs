@@ -491,17 +491,17 @@ pub fn convert_seed(
         ));
     }
     let len = (pseudo_len(frame, layers) as u32).to_be_bytes();
-    let at = layers.l4 + offset;
+    let at = layers.l4.saturating_add(offset);
     let seed = field_at(frame, at).ok_or(BoundaryError::out_of_packet(
         MetaField::ChecksumSeed,
-        at + 2,
+        at.saturating_add(2),
         frame.len(),
     ))?;
     let moved = match to {
         SeedLength::Excluded => csum::replace_seed(seed, &len, &[0; 4]),
         SeedLength::Included => csum::replace_seed(seed, &[0; 4], &len),
     };
-    if let Some(slot) = frame.get_mut(at..at + 2) {
+    if let Some(slot) = frame.get_mut(at..at.saturating_add(2)) {
         slot.copy_from_slice(&moved.to_bytes());
     }
     Ok(())

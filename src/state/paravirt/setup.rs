@@ -202,10 +202,10 @@ pub fn check_seed(
     let Some(seed) = pseudo_seed(frame, layers) else {
         return Ok(SeedCheck::Skipped(SeedSkip::UnknownTransport));
     };
-    let at = start + offset;
+    let at = start.saturating_add(offset);
     let found = field_at(frame, at).ok_or(BoundaryError::out_of_packet(
         MetaField::ChecksumSeed,
-        at + 2,
+        at.saturating_add(2),
         frame.len(),
     ))?;
     if found == seed {
@@ -226,13 +226,13 @@ pub fn write_seed(frame: &mut [u8], setup: &ChecksumSetup) -> Result<Sum16, Boun
         MetaField::Packet,
         Rule::BlankOnUnsupportedProtocol,
     ))?;
-    let at = setup.start + setup.offset;
+    let at = setup.start.saturating_add(setup.offset);
     let len = frame.len();
     let slot = frame
-        .get_mut(at..at + 2)
+        .get_mut(at..at.saturating_add(2))
         .ok_or(BoundaryError::out_of_packet(
             MetaField::ChecksumSeed,
-            at + 2,
+            at.saturating_add(2),
             len,
         ))?;
     slot.copy_from_slice(&seed.to_bytes());

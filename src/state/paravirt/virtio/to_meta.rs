@@ -53,6 +53,10 @@ pub enum HdrLenRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SeedPolicy {
     /// Compare the field with the parsed pseudo-header seed; refuse a mismatch.
+    /// Where it cannot be compared (`csum_start` deeper than the parsed
+    /// transport, as for a tunnel's inner header, or a frame that does not
+    /// parse) the packet is accepted as Linux does and the outcome says
+    /// [`SeedCheck::Skipped`](crate::state::paravirt::setup::SeedCheck) with the reason.
     Verify,
     /// Believe it (Linux does; the oracle then cannot vouch for the state).
     Trust,
