@@ -630,9 +630,7 @@ fn validate(
                     let seg = d.tunnel.segment_end - d.tunnel.outer_l4;
                     let read = matches!(
                         d.reason,
-                        DecapReason::SoftwareVerifiedConverted
-                            | DecapReason::SoftwareVerifiedBlank
-                            | DecapReason::DeviceChecksumFault
+                        DecapReason::SoftwareVerifiedConverted | DecapReason::DeviceChecksumFault
                     );
                     if read {
                         record(cost, &mut ranges, d.tunnel.outer_l4, d.tunnel.segment_end);
