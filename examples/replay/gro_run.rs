@@ -1,26 +1,24 @@
-//! The GRO stage of the replay, in one module so the real engine (`netoffload::gro`,
-//! with `state` and `encap` transitions) replaces it here and nowhere else.
-//!
-//! Until that engine lands this is a STAND-IN: a compact model of the Linux
-//! receive path (`NAPI_GRO_CB` `csum_cnt` / `csum_valid`, `skb_gro_checksum_validate`,
-//! `skb_gro_checksum_try_convert`, the 2015 `udp_gro_receive` gate, `tcp_gro_receive`'s
-//! main flush rules). It does not model IP ID modes, `gro_max_size` other than
-//! 65535, or fraglist GRO. Every frame's checksums are validated exactly once,
-//! either by GRO or by the stack after GRO passed the frame up, so the software
-//! byte counts of different rows compare like for like.
-
-use std::collections::HashMap;
+//! The GRO stage of the replay: `netoffload::gro::Gro` driven by the simulated
+//! poll loop, followed by the stack's validation of every packet GRO passes up,
+//! so every frame's checksums are validated exactly once (by GRO or by the
+//! stack after it) and the software byte counts of different rows compare.
+//! `validate` models that receive path with the `state` and `encap`
+//! transitions; it also narrates `--explain`.
 
 use netoffload::encap::{self, DecapError, DecapReason, EncapConfig};
-use netoffload::state::{
-    self, CsumFlags, CsumState, Packet, Reason, ValidateOptions, Verdict as StVerdict, ZeroUdp6,
+use netoffload::gro::{
+    FlushReason, Gro, GroConfig, GroKinds, Held, SuperPacket, TunnelPolicy, Verdict as GroVerdict,
 };
-use netoffload::wire::{Layers, Net, Transport};
+use netoffload::state::{
+    self, CsumFlags, CsumMeta, CsumState, Packet, Reason, ValidateOptions, Verdict as StVerdict,
+    ZeroUdp6,
+};
+use netoffload::wire::{LinkType, Net, Transport};
 
 use crate::cli::Policy;
 use crate::csumcheck;
 use crate::nic::Report;
-use crate::walk::{Stop, TunnelKind, Walk};
+use crate::walk::{TunnelKind, Walk};
 
 /// Engine settings.
 #[derive(Clone, Copy, Debug)]
@@ -33,19 +31,16 @@ pub struct Config {
     pub max_bytes: usize,
     /// Most segments per super-packet.
     pub max_segs: u32,
-    /// Flows held at once.
-    pub table: usize,
 }
 
 impl Config {
-    /// Defaults as in Linux: 65535 bytes, 64 segments, and a 64-flow table.
+    /// Defaults as in Linux: 65535 bytes, 64 segments.
     pub fn new(policy: Policy, udp_gro: bool) -> Config {
         Config {
             policy,
             udp_gro,
             max_bytes: 65535,
             max_segs: 64,
-            table: 64,
         }
     }
 }
@@ -109,64 +104,39 @@ enum Check {
     Refused,
 }
 
-struct Flow {
-    frames: Vec<u64>,
-    segs: u32,
-    payload: u64,
-    bytes: usize,
-    next_seq: u32,
-    mss: usize,
-    /// Header bytes that must match (innermost TCP ack/window/options, TTL/TOS of each level).
-    fixed: Fixed,
-    flags: u8,
-    order: u64,
-}
+/// Flows the engine holds at once.
+const FLOWS: usize = 64;
 
-/// The engine (stand-in).
+/// The GRO stage: `netoffload::gro::Gro` fed by the simulated poll loop, and
+/// the stack's checksum validation of every packet GRO passes up (what
+/// `udp_rcv` / `tcp_v4_rcv` do after `napi_gro_receive` returns `GRO_NORMAL`),
+/// so every frame's checksums are validated exactly once and the rows compare.
 pub struct Engine {
     cfg: Config,
-    flows: HashMap<Vec<u8>, Flow>,
-    order: u64,
+    gro: Box<Gro<FLOWS>>,
+    link: LinkType,
 }
-
-const FIN: u8 = 0x01;
-const SYN: u8 = 0x02;
-const RST: u8 = 0x04;
-const PSH: u8 = 0x08;
-const URG: u8 = 0x20;
 
 impl Engine {
     /// A new engine.
     pub fn new(cfg: Config) -> Engine {
         Engine {
             cfg,
-            flows: HashMap::new(),
-            order: 0,
+            gro: Box::new(Gro::new(gro_config(cfg, LinkType::Ethernet))),
+            link: LinkType::Ethernet,
         }
     }
 
-    /// Hands up every held flow, oldest first, with `reason`.
-    pub fn flush_all(&mut self, reason: &'static str, out: &mut Vec<Out>) {
-        let mut held: Vec<(Vec<u8>, u64)> = self
-            .flows
-            .iter()
-            .map(|(k, f)| (k.clone(), f.order))
-            .collect();
-        held.sort_by_key(|h| h.1);
-        for (k, _) in held {
-            self.flush(&k, reason, out);
-        }
-    }
-
-    fn flush(&mut self, key: &[u8], reason: &'static str, out: &mut Vec<Out>) {
-        if let Some(f) = self.flows.remove(key) {
-            out.push(Out {
-                frames: f.frames,
-                segments: f.segs,
-                payload_bytes: f.payload,
-                reason,
-            });
-        }
+    /// Hands up every held flow, oldest first (`poll_end`, or `label` when the
+    /// poll loop flushes for another cause, e.g. a time gap).
+    pub fn flush_all(&mut self, label: &'static str, out: &mut Vec<Out>) {
+        self.gro.flush_all(&mut |sp: &SuperPacket| {
+            let mut o = to_out(sp);
+            if sp.reason() == FlushReason::PollEnd {
+                o.reason = label;
+            }
+            out.push(o);
+        });
     }
 
     /// Receives one frame with the device's report; appends what goes up to `out`.
@@ -180,370 +150,104 @@ impl Engine {
         out: &mut Vec<Out>,
     ) -> Receive {
         let mut cost = Cost::default();
-        let pass = |reason: &'static str, payload: u64, out: &mut Vec<Out>| {
-            out.push(Out {
-                frames: vec![frame],
-                segments: 1,
-                payload_bytes: payload,
-                reason,
-            });
-            Verdict::PassUp(reason)
-        };
-        let Some(inner) = walk.inner() else {
-            let reason = match walk.stop {
-                Some(Stop::NotIp { .. }) => "not_candidate",
-                _ => "malformed",
-            };
-            return Receive {
-                cost,
-                verdict: pass(reason, 0, out),
-            };
-        };
-        let il = inner.layers;
-        let payload = if il.fragment.offset != 0 {
-            0
-        } else {
-            il.payload_len() as u64
-        };
-        let (check, gate_open) = validate(bytes, walk, report, &mut cost, trace);
-        let key = flow_key(bytes, walk);
-        let stopped = matches!(
-            walk.stop,
-            Some(Stop::InnerMalformed { .. } | Stop::InnerNotIp { .. } | Stop::TooDeep)
-        );
-        let reason = match check {
-            Check::Fragment => Some("fragment"),
-            Check::Bad => Some("bad_checksum"),
-            Check::BadIp => Some("bad_ip_checksum"),
-            Check::Refused => Some("not_candidate"),
-            Check::Good if stopped => Some("not_candidate"),
-            Check::Good if walk.levels.iter().any(|l| has_ip_options(&l.layers)) => {
-                Some("ip_options")
-            }
-            Check::Good if !gate_open && self.cfg.policy == Policy::Strict => {
-                Some("tunnel_checksum_strict")
-            }
-            Check::Good => None,
-        };
-        if let Some(reason) = reason {
-            // Order: a held super-packet of this flow goes up before this packet.
-            self.flush(&key, reason, out);
-            return Receive {
-                cost,
-                verdict: pass(reason, payload, out),
-            };
+        let link = walk.levels.first().map_or(self.link, |l| l.layers.link);
+        if link != self.link {
+            // pcapng interfaces of different link types: a new engine per link.
+            self.flush_all("poll_end", out);
+            self.link = link;
+            *self.gro = Gro::new(gro_config(self.cfg, link));
         }
-        let verdict = match il.transport {
-            Transport::Tcp => self.tcp(frame, bytes, walk, &il, key, out),
-            Transport::Udp if walk.levels.len() == 1 => {
-                if !self.cfg.udp_gro {
-                    pass("disabled", payload, out)
-                } else if csumcheck::udp_zero(bytes, &il) {
-                    pass("udp_no_checksum", payload, out)
-                } else {
-                    self.udp(frame, bytes, walk, &il, key, out)
+        let meta = state::receive(report.device()).meta;
+        let before = *self.gro.stats();
+        let id = u32::try_from(frame).unwrap_or(u32::MAX);
+        let v = self
+            .gro
+            .receive(bytes, id, meta, frame, &mut |sp: &SuperPacket| {
+                out.push(to_out(sp));
+            });
+        let after = *self.gro.stats();
+        let gro_sw = after.sw_bytes - before.sw_bytes;
+        cost.sw_bytes += gro_sw;
+        cost.fault |= after.csum_faults > before.csum_faults;
+        let verdict = match v {
+            GroVerdict::Held(Held::Merged) => Verdict::Merged(0),
+            GroVerdict::Held(_) => Verdict::NewFlow,
+            GroVerdict::PassUp { reason, meta } => {
+                let payload = walk.inner().map_or(0, |l| {
+                    if l.layers.fragment.offset != 0 {
+                        0
+                    } else {
+                        l.layers.payload_len() as u64
+                    }
+                });
+                out.push(Out {
+                    frames: vec![frame],
+                    segments: 1,
+                    payload_bytes: payload,
+                    reason: reason.name(),
+                });
+                if matches!(
+                    reason,
+                    FlushReason::BadChecksum | FlushReason::BadIpChecksum
+                ) {
+                    cost.bad = true;
+                } else if !walk.levels.is_empty() {
+                    // The stack validates what GRO did not, from the metadata GRO
+                    // handed back (upgraded where GRO verified in software).
+                    let mut stack = Cost::default();
+                    let _ = validate(bytes, walk, meta, &mut stack, None);
+                    if gro_sw > 0 && stack.sw_bytes > 0 {
+                        stack.dup_bytes += gro_sw.min(stack.sw_bytes);
+                    }
+                    cost.sw_bytes += stack.sw_bytes;
+                    cost.dup_bytes += stack.dup_bytes;
+                    cost.adjust_bytes += stack.adjust_bytes;
+                    cost.bad |= stack.bad;
+                    cost.fault |= stack.fault;
                 }
+                Verdict::PassUp(reason.name())
             }
-            _ => pass("not_candidate", payload, out),
         };
+        if let Some(t) = trace {
+            // The narrative of the receive path for --explain (not counted).
+            let mut c = Cost::default();
+            let _ = validate(
+                bytes,
+                walk,
+                state::receive(report.device()).meta,
+                &mut c,
+                Some(t),
+            );
+        }
         Receive { cost, verdict }
     }
-
-    fn tcp(
-        &mut self,
-        frame: u64,
-        bytes: &[u8],
-        walk: &Walk,
-        l: &Layers,
-        key: Vec<u8>,
-        out: &mut Vec<Out>,
-    ) -> Verdict {
-        let th = l.l4;
-        let flags = bytes[th + 13];
-        let seq = u32::from_be_bytes([bytes[th + 4], bytes[th + 5], bytes[th + 6], bytes[th + 7]]);
-        let len = l.payload_len();
-        let pass_one = |reason: &'static str, out: &mut Vec<Out>| {
-            out.push(Out {
-                frames: vec![frame],
-                segments: 1,
-                payload_bytes: len as u64,
-                reason,
-            });
-            Verdict::PassUp(reason)
-        };
-        let immediate = if len == 0 {
-            Some("pure_ack")
-        } else if flags & SYN != 0 {
-            Some("syn")
-        } else if flags & RST != 0 {
-            Some("rst")
-        } else if flags & URG != 0 {
-            Some("urg")
-        } else {
-            None
-        };
-        if let Some(r) = immediate {
-            self.flush(&key, r, out);
-            return pass_one(r, out);
-        }
-        let fixed = fixed_bytes(bytes, walk, l);
-        let total = walk.levels[0].layers.end - walk.levels[0].layers.l3;
-        let mut merged = None;
-        if let Some(f) = self.flows.get_mut(&key) {
-            let refuse = if f.fixed != fixed {
-                Some(diff_reason(&f.fixed, &fixed))
-            } else if (f.flags & !(PSH | FIN)) != (flags & !(PSH | FIN)) {
-                Some("flags_differ")
-            } else if seq != f.next_seq {
-                Some("seq_gap")
-            } else if len > f.mss {
-                Some("mss_exceeded")
-            } else if f.bytes + len > self.cfg.max_bytes {
-                Some("oversize")
-            } else {
-                None
-            };
-            match refuse {
-                Some(r) => {
-                    self.flush(&key, r, out);
-                }
-                None => {
-                    f.frames.push(frame);
-                    f.segs += 1;
-                    f.payload += len as u64;
-                    f.bytes += len;
-                    f.next_seq = seq.wrapping_add(len as u32);
-                    f.flags |= flags & (PSH | FIN);
-                    merged = Some((f.segs, len < f.mss, f.segs >= self.cfg.max_segs));
-                }
-            }
-        }
-        match merged {
-            Some((segs, short, full)) => {
-                let end = end_reason(flags, short, full);
-                if let Some(r) = end {
-                    self.flush(&key, r, out);
-                }
-                Verdict::Merged(segs)
-            }
-            None => {
-                let end = end_reason(flags, false, false);
-                if let Some(r) = end {
-                    return pass_one(r, out);
-                }
-                self.hold(
-                    key,
-                    frame,
-                    len,
-                    total,
-                    seq.wrapping_add(len as u32),
-                    fixed,
-                    flags,
-                    out,
-                );
-                Verdict::NewFlow
-            }
-        }
-    }
-
-    fn udp(
-        &mut self,
-        frame: u64,
-        bytes: &[u8],
-        walk: &Walk,
-        l: &Layers,
-        key: Vec<u8>,
-        out: &mut Vec<Out>,
-    ) -> Verdict {
-        let len = l.payload_len();
-        let fixed = fixed_bytes(bytes, walk, l);
-        let total = l.end - l.l3;
-        let mut merged = None;
-        if let Some(f) = self.flows.get_mut(&key) {
-            let refuse = if f.fixed != fixed {
-                Some(diff_reason(&f.fixed, &fixed))
-            } else if len > f.mss {
-                Some("mss_exceeded")
-            } else if f.bytes + len > self.cfg.max_bytes {
-                Some("oversize")
-            } else {
-                None
-            };
-            match refuse {
-                Some(r) => self.flush(&key, r, out),
-                None => {
-                    f.frames.push(frame);
-                    f.segs += 1;
-                    f.payload += len as u64;
-                    f.bytes += len;
-                    merged = Some((f.segs, len < f.mss, f.segs >= self.cfg.max_segs));
-                }
-            }
-        }
-        match merged {
-            Some((segs, short, full)) => {
-                if let Some(r) = end_reason(0, short, full) {
-                    self.flush(&key, r, out);
-                }
-                Verdict::Merged(segs)
-            }
-            None => {
-                self.hold(key, frame, len, total, 0, fixed, 0, out);
-                Verdict::NewFlow
-            }
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn hold(
-        &mut self,
-        key: Vec<u8>,
-        frame: u64,
-        len: usize,
-        total: usize,
-        next_seq: u32,
-        fixed: Fixed,
-        flags: u8,
-        out: &mut Vec<Out>,
-    ) {
-        if self.flows.len() >= self.cfg.table
-            && let Some(oldest) = self
-                .flows
-                .iter()
-                .min_by_key(|(_, f)| f.order)
-                .map(|(k, _)| k.clone())
-        {
-            self.flush(&oldest, "table_full", out);
-        }
-        self.order += 1;
-        self.flows.insert(
-            key,
-            Flow {
-                frames: vec![frame],
-                segs: 1,
-                payload: len as u64,
-                bytes: total,
-                next_seq,
-                mss: len,
-                fixed,
-                flags,
-                order: self.order,
-            },
-        );
-    }
 }
 
-/// Why a super-packet is complete after this segment.
-fn end_reason(flags: u8, short: bool, full: bool) -> Option<&'static str> {
-    if flags & FIN != 0 {
-        Some("fin")
-    } else if flags & PSH != 0 {
-        Some("psh")
-    } else if short {
-        Some("short_segment")
-    } else if full {
-        Some("too_many_segs")
-    } else {
-        None
+/// The engine configuration for a run.
+fn gro_config(cfg: Config, link: LinkType) -> GroConfig {
+    let mut g = GroConfig::new();
+    g.max_size = cfg.max_bytes as u32;
+    g.max_segs = cfg.max_segs as u16;
+    g.tunnel_policy = match cfg.policy {
+        Policy::Strict => TunnelPolicy::Strict,
+        Policy::Compute => TunnelPolicy::Compute,
+    };
+    g.flush_age_ticks = 0; // the poll loop flushes (budget, time gap)
+    if cfg.udp_gro {
+        g.kinds |= GroKinds::UDP;
     }
+    g.link = link;
+    g
 }
 
-fn has_ip_options(l: &Layers) -> bool {
-    l.net == Net::Ipv4 && l.l4 - l.l3 != 20
-}
-
-/// The bytes that identify a flow: per level the addresses, protocol, ports,
-/// VLAN tags, IPv6 flow label and the tunnel header's identifying bytes.
-fn flow_key(bytes: &[u8], walk: &Walk) -> Vec<u8> {
-    let mut k = Vec::with_capacity(96);
-    for lv in &walk.levels {
-        let l = &lv.layers;
-        k.push(l.vlan_count);
-        for t in l.vlan_tci.iter().take(l.vlan_count as usize) {
-            k.extend_from_slice(&(t & 0x0FFF).to_be_bytes());
-        }
-        match l.net {
-            Net::Ipv4 => {
-                k.push(4);
-                k.extend_from_slice(&bytes[l.l3 + 12..l.l3 + 20]);
-            }
-            Net::Ipv6 => {
-                k.push(6);
-                k.extend_from_slice(&bytes[l.l3 + 1..l.l3 + 4]);
-                k.extend_from_slice(&bytes[l.l3 + 8..l.l3 + 40]);
-            }
-        }
-        k.push(l.ip_proto);
-        if matches!(l.transport, Transport::Tcp | Transport::Udp) && l.fragment.offset == 0 {
-            k.extend_from_slice(bytes.get(l.l4..l.l4 + 4).unwrap_or_default());
-        }
-        if let Some(t) = lv.tunnel {
-            let hdr = bytes.get(t.start..t.inner).unwrap_or_default();
-            match t.kind {
-                crate::walk::TunnelKind::Gre | crate::walk::TunnelKind::GreUdp => {
-                    // Flags and protocol, and the key when present (not checksum or sequence).
-                    k.extend_from_slice(hdr.get(..4).unwrap_or_default());
-                    let f = hdr.first().copied().unwrap_or(0);
-                    if f & 0x20 != 0 {
-                        let at = if f & 0x80 != 0 { 8 } else { 4 };
-                        k.extend_from_slice(hdr.get(at..at + 4).unwrap_or_default());
-                    }
-                }
-                _ => k.extend_from_slice(hdr),
-            }
-        }
+/// A flushed super-packet as a `--gro` row.
+fn to_out(sp: &SuperPacket) -> Out {
+    Out {
+        frames: sp.segments().iter().map(|s| u64::from(s.id)).collect(),
+        segments: u32::from(sp.seg_count()),
+        payload_bytes: sp.segments().iter().map(|s| u64::from(s.len)).sum(),
+        reason: sp.reason().name(),
     }
-    k
-}
-
-/// Header fields that must be equal between merged segments: TTL/hop limit,
-/// TOS/traffic class and DF of every level; for TCP the ACK number, window
-/// and options. Each field carries the reason named when it differs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Fixed {
-    fields: Vec<(&'static str, u32)>,
-    options: Vec<u8>,
-}
-
-fn fixed_bytes(bytes: &[u8], walk: &Walk, inner: &Layers) -> Fixed {
-    let mut fields = Vec::with_capacity(12);
-    for lv in &walk.levels {
-        let l = &lv.layers;
-        match l.net {
-            Net::Ipv4 => {
-                fields.push(("ttl_differ", u32::from(bytes[l.l3 + 8])));
-                fields.push(("tos_differ", u32::from(bytes[l.l3 + 1])));
-                fields.push(("df_differ", u32::from(bytes[l.l3 + 6] & 0x40)));
-            }
-            Net::Ipv6 => {
-                let tc = (bytes[l.l3] << 4) | (bytes[l.l3 + 1] >> 4);
-                fields.push(("ttl_differ", u32::from(bytes[l.l3 + 7])));
-                fields.push(("tos_differ", u32::from(tc)));
-            }
-        }
-    }
-    let mut options = Vec::new();
-    if inner.transport == Transport::Tcp {
-        let t = inner.l4;
-        let be32 =
-            |a: usize| u32::from_be_bytes([bytes[a], bytes[a + 1], bytes[a + 2], bytes[a + 3]]);
-        fields.push(("ack_differ", be32(t + 8)));
-        fields.push((
-            "window_differ",
-            u32::from(u16::from_be_bytes([bytes[t + 14], bytes[t + 15]])),
-        ));
-        options.extend_from_slice(&bytes[t + 20..inner.payload]);
-    }
-    Fixed { fields, options }
-}
-
-/// Names the first field of two `Fixed` values that differs.
-fn diff_reason(a: &Fixed, b: &Fixed) -> &'static str {
-    a.fields
-        .iter()
-        .zip(&b.fields)
-        .find(|(x, y)| x != y)
-        .map_or("options_differ", |(x, _)| x.0)
 }
 
 /// Counts a software read of `[from, to)`: its bytes, and any overlap with
@@ -574,7 +278,7 @@ fn record(cost: &mut Cost, ranges: &mut Vec<(usize, usize)>, from: usize, to: us
 fn validate(
     bytes: &[u8],
     walk: &Walk,
-    report: Report,
+    meta: CsumMeta,
     cost: &mut Cost,
     mut trace: Option<&mut Vec<String>>,
 ) -> (Check, bool) {
@@ -589,7 +293,7 @@ fn validate(
     // The packet as the stack sees it: trimmed to the outer IP length (Linux
     // `pskb_trim_rcsum` of Ethernet padding), current layer the outer IP header.
     let b = &bytes[..outer.layers.end];
-    let mut meta = state::receive(report.device()).meta;
+    let mut meta = meta;
     let mut cur = outer.layers.l3;
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     let mut gate_open = true;

@@ -74,8 +74,6 @@ pub struct Level {
 pub struct Tunnel {
     /// Which encapsulation.
     pub kind: TunnelKind,
-    /// Offset of the tunnel header (the UDP payload, or the GRE header).
-    pub start: usize,
     /// Offset of the inner frame (inner Ethernet or inner IP).
     pub inner: usize,
 }
@@ -384,7 +382,6 @@ fn next_level(bytes: &[u8], l: &Layers) -> Next {
                 PORT_VXLAN => {
                     let t = Tunnel {
                         kind: TunnelKind::Vxlan,
-                        start: p,
                         inner: p + 8,
                     };
                     if b.len() < p + 8 {
@@ -399,7 +396,6 @@ fn next_level(bytes: &[u8], l: &Layers) -> Next {
                     let len = 8 + (vo & 0x3F) as usize * 4;
                     let t = Tunnel {
                         kind: TunnelKind::Geneve,
-                        start: p,
                         inner: p + len,
                     };
                     if vo >> 6 != 0 {
@@ -418,7 +414,6 @@ fn next_level(bytes: &[u8], l: &Layers) -> Next {
                 PORT_MPLS_UDP => {
                     let t0 = Tunnel {
                         kind: TunnelKind::MplsUdp,
-                        start: p,
                         inner: p,
                     };
                     match skip_mpls(b, p) {
@@ -433,7 +428,6 @@ fn next_level(bytes: &[u8], l: &Layers) -> Next {
         Transport::Ipip | Transport::Ipv6InIp => {
             let t = Tunnel {
                 kind: TunnelKind::IpInIp,
-                start: l.l4,
                 inner: l.l4,
             };
             let et = if l.transport == Transport::Ipip {
@@ -464,7 +458,6 @@ fn gre_at(b: &[u8], at: usize, kind: TunnelKind) -> Next {
     }
     let t = Tunnel {
         kind,
-        start: at,
         inner: at + len,
     };
     if version > 1 {
