@@ -251,10 +251,7 @@ fn udp_gro_merges_plain_udp_unless_switched_off() {
     let (a, b) = (&on.stats.classes["udp4"], &off.stats.classes["udp4"]);
     assert!(merged(a), "{a:?}");
     assert_eq!(b.packets_out, b.packets_in);
-    assert_eq!(
-        off.stats.flush_reasons.get("disabled").copied(),
-        Some(b.packets_in)
-    );
+    assert!(off.stats.flush_reasons.get("disabled").copied().unwrap_or(0) >= b.packets_in);
     // TCP is untouched by the switch.
     assert_eq!(on.stats.classes["tcp4"], off.stats.classes["tcp4"]);
 }
