@@ -250,7 +250,16 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// `Unnecessary` covering the checksums this pass verified
     /// (`__skb_incr_checksum_unnecessary` from `skb_gro_incr_csum_unnecessary`).
     fn upgraded(&self, meta: CsumMeta, cb: &Cb) -> CsumMeta {
-        if meta.state() == CsumState::None && cb.verified > 0 {
+        // `__skb_incr_checksum_unnecessary` raises an existing `Unnecessary`
+        // level too (a device level 0 consumed by a zero outer UDP checksum, then
+        // the inner TCP checksum verified in software: level 1), or the stack
+        // sums the inner segment a second time.
+        let covered = match meta.state() {
+            CsumState::None => 0,
+            CsumState::Unnecessary { level } => level.get() + 1,
+            _ => return meta,
+        };
+        if cb.verified > covered {
             let level = CsumLevel::new(cb.verified.min(4) - 1).unwrap_or(CsumLevel::L0);
             CsumMeta::new(CsumState::Unnecessary { level }, meta.flags()).unwrap_or(meta)
         } else {
