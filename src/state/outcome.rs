@@ -95,6 +95,8 @@ pub enum Reason {
     ConntrackFragment,
     /// Conntrack has no checksum rule for this protocol (generic tracker).
     ConntrackGeneric,
+    /// `Partial` pointed at the L4 checksum from the headers (`skb_checksum_setup`).
+    PartialSetUp,
     /// The Internet checksum was filled in software (`skb_checksum_help`).
     Filled,
     /// The SCTP CRC32c was filled in software (`skb_crc32c_csum_help`).
