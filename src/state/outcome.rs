@@ -246,8 +246,7 @@ impl fmt::Display for StateError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for StateError {}
+impl core::error::Error for StateError {}
 
 /// A transition that could not run: the error and the unchanged metadata,
 /// handed back because transitions take it by value.
