@@ -138,6 +138,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
 
     /// Offers one received frame with its packet id and checksum metadata.
     ///
+    /// `frame` starts with the link header of [`GroConfig::link`]. A
+    /// `Complete` sum in `meta` covers the bytes from the outermost IP header
+    /// to the end of the frame (Ethernet padding included; it is trimmed here);
+    /// a `Partial` start is an offset from the start of `frame`.
+    ///
     /// Super-packets flushed by this call (the packet's own flow when it cannot
     /// merge, the oldest flow when the table is full, or the flow this packet
     /// completed) go to `sink` before this returns; a `PassUp` verdict is for
