@@ -156,12 +156,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         sink: &mut S,
     ) -> Verdict {
         self.stats.packets += 1;
-        let fast = if self.cfg.link == LinkType::Ethernet && self.cfg.kinds.contains(GroKinds::TCP4)
-        {
-            parse::fast_tcp4(frame)
-        } else {
-            None
-        };
+        let eth = self.cfg.link == LinkType::Ethernet;
+        let mut fast = None;
+        if eth && self.cfg.kinds.contains(GroKinds::TCP4) {
+            fast = parse::fast_tcp4(frame);
+        }
+        if fast.is_none() && eth && self.cfg.kinds.contains(GroKinds::TUNNEL) {
+            fast = parse::fast_vxlan4(frame);
+        }
         let parsed = match fast {
             Some(p) => Ok(parse::Outcome { p, defect: None }),
             None => parse::parse(frame, self.cfg.link, self.cfg.kinds),
