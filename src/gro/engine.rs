@@ -9,6 +9,7 @@ use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
 use crate::csum::Wsum;
 use crate::state::{CsumLevel, CsumMeta, CsumState};
+use crate::wire::LinkType;
 use crate::wire::consts::ipproto;
 
 const NIL: u16 = u16::MAX;
@@ -150,7 +151,17 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         sink: &mut S,
     ) -> Verdict {
         self.stats.packets += 1;
-        let out = match parse::parse(frame, self.cfg.link, self.cfg.kinds) {
+        let fast = if self.cfg.link == LinkType::Ethernet && self.cfg.kinds.contains(GroKinds::TCP4)
+        {
+            parse::fast_tcp4(frame)
+        } else {
+            None
+        };
+        let parsed = match fast {
+            Some(p) => Ok(parse::Outcome { p, defect: None }),
+            None => parse::parse(frame, self.cfg.link, self.cfg.kinds),
+        };
+        let out = match parsed {
             Ok(o) => o,
             Err(FlushReason::Fragment) => {
                 // A later fragment has no ports: flush every held flow between
@@ -261,7 +272,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             Encap::Vxlan | Encap::Geneve => {
                 let u = p.enc_off as usize;
                 let zero = be16(f, u + 6) == Some(0);
-                let ps = parse::pseudo(f, outer, ipproto::UDP, (end - u) as u32);
+                let ps = || parse::pseudo(f, outer, ipproto::UDP, (end - u) as u32);
                 cb.validate(f, u, end, ps, zero, sw).map_err(refuse)?;
                 if !zero {
                     cb.try_convert(u, ps);
@@ -274,9 +285,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             Encap::Gre => {
                 let g = p.enc_off as usize;
                 if be16(f, g).unwrap_or(0) & 0x8000 != 0 {
-                    cb.validate(f, g, end, Wsum::ZERO, false, sw)
+                    cb.validate(f, g, end, || Wsum::ZERO, false, sw)
                         .map_err(refuse)?;
-                    cb.try_convert(g, Wsum::ZERO);
+                    cb.try_convert(g, || Wsum::ZERO);
                 }
             }
             Encap::Ipip | Encap::None => {}
@@ -285,14 +296,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let inner = p.inner();
         match p.l4kind {
             L4::Tcp => {
-                let ps = parse::pseudo(f, inner, ipproto::TCP, (end - l4) as u32);
+                let ps = || parse::pseudo(f, inner, ipproto::TCP, (end - l4) as u32);
                 cb.validate(f, l4, end, ps, false, sw).map_err(refuse)
             }
             L4::Udp => {
                 if be16(f, l4 + 6) == Some(0) {
                     return Err(FlushReason::UdpNoChecksum);
                 }
-                let ps = parse::pseudo(f, inner, ipproto::UDP, (end - l4) as u32);
+                let ps = || parse::pseudo(f, inner, ipproto::UDP, (end - l4) as u32);
                 cb.validate(f, l4, end, ps, false, sw).map_err(refuse)
             }
         }
