@@ -248,6 +248,14 @@ impl fmt::Display for StateError {
 
 impl core::error::Error for StateError {}
 
+impl From<MetaError> for StateError {
+    fn from(e: MetaError) -> StateError {
+        StateError::Meta(e)
+    }
+}
+
+impl core::error::Error for Refused {}
+
 /// A transition that could not run: the error and the unchanged metadata,
 /// handed back because transitions take it by value.
 #[derive(Clone, Debug, PartialEq, Eq)]
