@@ -192,3 +192,104 @@ fn full_packet_sum_validates_both_layers_by_arithmetic() {
     );
     assert!(sw <= t.inner_l4 - t.outer_l3, "headers only: {sw}");
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// VXLAN over IPv4 or IPv6 around any etherparse-built inner frame.
+    fn encap(inner: &[u8], outer_v6: bool, outer_zero: bool) -> (Vec<u8>, usize, usize) {
+        let mut payload = vec![0x08, 0, 0, 0, 0, 0x12, 0x34, 0];
+        payload.extend_from_slice(inner);
+        let eth = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 9], [2, 0, 0, 0, 0, 8]);
+        let mut bytes = Vec::new();
+        if outer_v6 {
+            eth.ipv6([0x20; 16], [0xfd; 16], 64)
+                .udp(49152, 4789)
+                .write(&mut bytes, &payload)
+                .unwrap();
+        } else {
+            eth.ipv4([172, 16, 0, 1], [172, 16, 0, 2], 64)
+                .udp(49152, 4789)
+                .write(&mut bytes, &payload)
+                .unwrap();
+        }
+        let outer_l4 = if outer_v6 { 54 } else { 34 };
+        if outer_zero {
+            bytes[outer_l4 + 6..outer_l4 + 8].fill(0);
+        }
+        (bytes, 14, outer_l4)
+    }
+
+    proptest! {
+        /// Honest device reports for a tunnelled packet (corrupted before or
+        /// after encapsulation, or not at all), then the decap receive path:
+        /// every state sound, no layer called good unless it is.
+        #[test]
+        fn tunnel_receive_path_is_sound(
+            mut spec in packets::arb_spec(),
+            outer_v6 in any::<bool>(),
+            outer_zero in any::<bool>(),
+            corrupt in 0u8..3,
+            at_byte in any::<usize>(),
+            report in 0u8..4,
+        ) {
+            spec.raw_ip = false;
+            let (mut inner, iat) = packets::build(&spec);
+            if corrupt == 1 {
+                inner[iat.l4 + at_byte % (iat.end - iat.l4)] ^= 0x20; // before encap
+            }
+            let (mut b, outer_l3, outer_l4) = encap(&inner, outer_v6, outer_zero);
+            let base = outer_l4 + 16;
+            if corrupt == 2 {
+                b[base + iat.l4 + at_byte % (iat.end - iat.l4)] ^= 0x20; // on the wire
+            }
+            let sites = oracle::sites(&b, Link::Ethernet);
+            prop_assert_eq!(sites.len(), 2);
+            let good_run = sites.iter().take_while(|s| s.correct).count();
+            let inner_counted = sites[1].counted;
+            let dev = match report {
+                1 if good_run >= 1 => DeviceReport::L4Ok { level: CsumLevel::L0 },
+                2 if good_run == 2 || (good_run == 1 && !inner_counted) => {
+                    DeviceReport::L4Ok { level: CsumLevel::L1 }
+                }
+                3 => DeviceReport::Complete { csum: oracle::honest_complete(&b, outer_l3) },
+                _ => DeviceReport::None,
+            };
+            let t = Tunnel {
+                bytes: b.clone(),
+                outer_l3,
+                outer_l4,
+                inner_l3: base + iat.l3,
+                inner_l4: base + iat.l4,
+            };
+            let outer = Packet::parse(&t.bytes, LinkType::Ethernet).unwrap();
+            let m = state::receive(dev).meta;
+            sound(&t, outer_l3, outer_l4, outer_l4, &m);
+            let p = state::pull(m, &outer, outer_l4 - outer_l3).unwrap();
+            let outer = outer.with_cur(outer_l4).unwrap();
+            sound(&t, outer_l4, outer_l4, outer_l4, &p.meta);
+            let v = state::validate(p.meta, &outer).unwrap();
+            if v.verdict == Verdict::Good {
+                prop_assert!(sites[0].correct);
+            }
+            sound(&t, outer_l4, outer_l4 + 1, outer_l4, &v.meta);
+            if v.verdict == Verdict::Bad {
+                return Ok(());
+            }
+            let c = state::try_convert(v.meta, &outer).unwrap();
+            sound(&t, outer_l4, outer_l4 + 1, outer_l4, &c.meta);
+            let p = state::pull(c.meta, &outer, t.inner_l4 - outer_l4).unwrap();
+            sound(&t, t.inner_l4, t.inner_l4, t.inner_l4, &p.meta);
+            let et = if spec.v6 { ethertype::IPV6 } else { ethertype::IPV4 };
+            let layers = wire::parse_ip_at(&t.bytes, t.inner_l3, et, LinkType::Ethernet, 0, [0; 2]).unwrap();
+            let inner_pkt = Packet::new(&t.bytes, layers, t.inner_l4).unwrap();
+            let opts = state::ValidateOptions { zero_udp6: state::ZeroUdp6::Reject };
+            let i = state::validate_with(p.meta, &inner_pkt, opts).unwrap();
+            if i.verdict == Verdict::Good {
+                prop_assert!(sites[1].correct, "inner called good: {:?}", i);
+            }
+            sound(&t, t.inner_l4, t.inner_l4 + 1, t.inner_l4, &i.meta);
+        }
+    }
+}

@@ -138,6 +138,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
 
     /// Offers one received frame with its packet id and checksum metadata.
     ///
+    /// `frame` starts with the link header of [`GroConfig::link`]. A
+    /// `Complete` sum in `meta` covers the bytes from the outermost IP header
+    /// to the end of the frame (Ethernet padding included; it is trimmed here);
+    /// a `Partial` start is an offset from the start of `frame`.
+    ///
     /// Super-packets flushed by this call (the packet's own flow when it cannot
     /// merge, the oldest flow when the table is full, or the flow this packet
     /// completed) go to `sink` before this returns; a `PassUp` verdict is for
@@ -151,12 +156,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         sink: &mut S,
     ) -> Verdict {
         self.stats.packets += 1;
-        let fast = if self.cfg.link == LinkType::Ethernet && self.cfg.kinds.contains(GroKinds::TCP4)
-        {
-            parse::fast_tcp4(frame)
-        } else {
-            None
-        };
+        let eth = self.cfg.link == LinkType::Ethernet;
+        let mut fast = None;
+        if eth && self.cfg.kinds.contains(GroKinds::TCP4) {
+            fast = parse::fast_tcp4(frame);
+        }
+        if fast.is_none() && eth && self.cfg.kinds.contains(GroKinds::TUNNEL) {
+            fast = parse::fast_vxlan4(frame);
+        }
         let parsed = match fast {
             Some(p) => Ok(parse::Outcome { p, defect: None }),
             None => parse::parse(frame, self.cfg.link, self.cfg.kinds),

@@ -10,6 +10,8 @@ use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::consts::ipproto;
 
+impl core::error::Error for WriteError {}
+
 /// How a held packet was kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Held {

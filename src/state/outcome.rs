@@ -246,8 +246,15 @@ impl fmt::Display for StateError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for StateError {}
+impl core::error::Error for StateError {}
+
+impl From<MetaError> for StateError {
+    fn from(e: MetaError) -> StateError {
+        StateError::Meta(e)
+    }
+}
+
+impl core::error::Error for Refused {}
 
 /// A transition that could not run: the error and the unchanged metadata,
 /// handed back because transitions take it by value.

@@ -183,8 +183,10 @@ pub(crate) fn check(
 
     if site.zero_udp(b) {
         if pkt.layers().net == Net::Ipv6 && opts.zero_udp6 == ZeroUdp6::Reject {
+            // Linux accepts the zero in `udp6_csum_init` (consuming a level)
+            // and refuses it at the socket: the level is consumed here too.
             return out(
-                with(state, flags),
+                with(consumed(state), flags),
                 Verdict::Bad,
                 Reason::ZeroUdp6Rejected,
                 0,
