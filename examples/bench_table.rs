@@ -1,9 +1,12 @@
 //! Prints the ratio tables of the csum and crc32c benchmarks from criterion's
-//! output (`<target>/criterion/**/new/estimates.json`, median times).
+//! output (`<target>/criterion/**/new/estimates.json` and `sample.json`).
 //!
-//! Usage: `cargo run --example bench_table [-- <criterion dir>]`; the default is
-//! `$CARGO_TARGET_DIR/criterion`, else `target/criterion`. Speed-ups are
-//! `peer time / our time` (above 1 means ours is faster).
+//! Usage: `cargo run --example bench_table [-- <criterion dir> [median|min]]`;
+//! the default directory is `$CARGO_TARGET_DIR/criterion`, else
+//! `target/criterion`. Speed-ups are `peer time / our time` (above 1 means ours
+//! is faster). `median` (default) uses criterion's median estimate; `min` uses
+//! the fastest sample (time / iterations), which on a shared, loaded machine is
+//! the estimate least disturbed by other processes.
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -22,7 +25,33 @@ fn median_ns(json: &str) -> Option<f64> {
     num.parse().ok()
 }
 
-fn walk(dir: &Path, rel: &mut Vec<String>, out: &mut Times) {
+/// The numbers of a JSON array field such as `"iters":[1.0,2.0]`.
+fn array(json: &str, key: &str) -> Vec<f64> {
+    let pat = format!("\"{key}\":[");
+    let Some(at) = json.find(&pat) else {
+        return Vec::new();
+    };
+    let rest = &json[at + pat.len()..];
+    let end = rest.find(']').unwrap_or(rest.len());
+    rest[..end]
+        .split(',')
+        .filter_map(|x| x.trim().parse().ok())
+        .collect()
+}
+
+/// Fastest per-iteration time over criterion's samples.
+fn min_ns(sample_json: &str) -> Option<f64> {
+    let iters = array(sample_json, "iters");
+    let times = array(sample_json, "times");
+    iters
+        .iter()
+        .zip(&times)
+        .filter(|(i, _)| **i > 0.0)
+        .map(|(i, t)| t / i)
+        .min_by(|a, b| a.total_cmp(b))
+}
+
+fn walk(dir: &Path, rel: &mut Vec<String>, out: &mut Times, use_min: bool) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -33,16 +62,22 @@ fn walk(dir: &Path, rel: &mut Vec<String>, out: &mut Times) {
             continue;
         }
         if name == "new" {
-            let Ok(json) = fs::read_to_string(path.join("estimates.json")) else {
-                continue;
+            let t = if use_min {
+                fs::read_to_string(path.join("sample.json"))
+                    .ok()
+                    .and_then(|j| min_ns(&j))
+            } else {
+                fs::read_to_string(path.join("estimates.json"))
+                    .ok()
+                    .and_then(|j| median_ns(&j))
             };
-            if let (Some(t), Some((g, f))) = (median_ns(&json), rel.split_first()) {
+            if let (Some(t), Some((g, f))) = (t, rel.split_first()) {
                 out.entry(g.clone()).or_default().insert(f.join("/"), t);
             }
             continue;
         }
         rel.push(name);
-        walk(&path, rel, out);
+        walk(&path, rel, out, use_min);
         rel.pop();
     }
 }
@@ -151,8 +186,9 @@ fn main() {
                 .map(|t| PathBuf::from(t).join("criterion"))
                 .unwrap_or_else(|_| PathBuf::from("target/criterion"))
         });
+    let use_min = std::env::args().nth(2).as_deref() == Some("min");
     let mut times = Times::new();
-    walk(&dir, &mut Vec::new(), &mut times);
+    walk(&dir, &mut Vec::new(), &mut times, use_min);
     if times.is_empty() {
         println!(
             "no criterion results under {} (run `cargo bench --bench csum` first)",
@@ -161,8 +197,9 @@ fn main() {
         return;
     }
     println!(
-        "criterion results from {} (median times; speed-up = that time / ours_auto)",
-        dir.display()
+        "criterion results from {} ({} times; speed-up = that time / ours_auto)",
+        dir.display(),
+        if use_min { "fastest-sample" } else { "median" }
     );
     for p in ["partial_", "copy_", "crc32c_"] {
         print_groups(&times, p);

@@ -183,3 +183,40 @@ proptest! {
         );
     }
 }
+
+#[test]
+fn every_level_equals_table_around_long_buffer_block_sizes() {
+    // Lengths around the hybrid chunk (7872 B), two of them, and the
+    // three-stream rounds (3072 B), so each join and each remainder is hit.
+    let ls: Vec<CrcLevel> = levels()
+        .into_iter()
+        .filter(|l| *l != CrcLevel::Table)
+        .collect();
+    let mut rng = Rng(14);
+    let buf = rng.bytes(40_000);
+    let mut lens: Vec<usize> = (7800..8000).collect();
+    lens.extend(15_600..15_800);
+    lens.extend([
+        3071,
+        3072,
+        3073,
+        3072 * 3 + 383,
+        3072 * 3 + 384,
+        23_616,
+        23_617,
+        39_000,
+    ]);
+    for (i, len) in lens.into_iter().enumerate() {
+        let off = i % 7;
+        let d = &buf[off..off + len];
+        let init = rng.next() as u32;
+        let want = csum::crc32c_append_at(CrcLevel::Table, init, d).unwrap();
+        for &l in &ls {
+            assert_eq!(
+                csum::crc32c_append_at(l, init, d).unwrap(),
+                want,
+                "{l:?} len {len}"
+            );
+        }
+    }
+}

@@ -3,17 +3,46 @@
 //! The same folding as `crc_pclmul`, four 128-bit lanes per vector and four
 //! vectors (256 bytes) per step; the vectors are folded into one, its lanes
 //! into one 128-bit value, and `crc_pclmul::finish` does the rest.
+//!
+//! Long buffers run *hybrid* chunks: the carry-less multiplier and the `crc32`
+//! instruction use different execution ports, so while the vectors fold the
+//! first [`HY_VEC`] bytes of a chunk, three `crc32` streams run over the three
+//! [`HY_STREAM`]-byte blocks after it, in the same loop. The four registers are
+//! joined by linearity, `r_A·x^(24s) ⊕ r_B·x^(16s) ⊕ r_C·x^(8s) ⊕ r_D` for
+//! stream blocks of `s` bytes, each multiplication done as
+//! `crc32(0, clmul(r, x^(8n-33) mod P))` (a reflected 32×32 product carries a
+//! factor `x`, the `crc32` step `x^32`).
 
 use core::arch::x86_64::{
-    __m512i, _mm_cvtsi32_si128, _mm_xor_si128, _mm512_broadcast_i32x4, _mm512_clmulepi64_epi128,
+    __m512i, _mm_clmulepi64_si128, _mm_crc32_u64, _mm_cvtsi32_si128, _mm_cvtsi64_si128,
+    _mm_cvtsi128_si64, _mm_xor_si128, _mm512_broadcast_i32x4, _mm512_clmulepi64_epi128,
     _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512,
     _mm512_zextsi128_si512,
 };
+
+use crate::csum::crc::x_pow;
 
 use super::crc_pclmul::{K128, K512, K2048, consts, finish, fold, fold_update as fold_update_128};
 
 /// Shortest buffer folded with 512-bit vectors.
 const MIN_FOLD: usize = 512;
+
+/// 256-byte vector steps per hybrid chunk.
+const HY_ITERS: usize = 24;
+/// Bytes the vectors fold per hybrid chunk.
+const HY_VEC: usize = 256 * HY_ITERS;
+/// `crc32` words per stream per vector step.
+const HY_WORDS: usize = 3;
+/// Bytes per `crc32` stream per hybrid chunk.
+const HY_STREAM: usize = 8 * HY_WORDS * HY_ITERS;
+/// Bytes per hybrid chunk.
+const HY_CHUNK: usize = HY_VEC + 3 * HY_STREAM;
+/// `x^(8n-33) mod P` for moving a register past `n = s, 2s, 3s` bytes.
+const HY_K: [u32; 3] = [
+    x_pow(8 * HY_STREAM as u64 - 33),
+    x_pow(16 * HY_STREAM as u64 - 33),
+    x_pow(24 * HY_STREAM as u64 - 33),
+];
 
 /// Loads 64 bytes.
 #[inline]
@@ -40,37 +69,37 @@ fn fold_xor(x: __m512i, k: __m512i, y: __m512i) -> __m512i {
     )
 }
 
-/// Advances the raw register over `data`.
-///
-/// # Safety
-/// The CPU must support SSE4.2, PCLMULQDQ, AVX-512F and VPCLMULQDQ, and the OS
-/// must save ZMM state.
-#[target_feature(enable = "sse4.2,pclmulqdq,avx512f,vpclmulqdq")]
-pub(super) unsafe fn update(reg: u32, data: &[u8]) -> u32 {
-    if data.len() < MIN_FOLD {
-        return fold_update_128(reg, data);
+/// [`HY_WORDS`] `crc32` words of one stream.
+#[inline]
+#[target_feature(enable = "sse4.2")]
+fn stream_step(mut r: u64, c: &[u8]) -> u64 {
+    for w in c.chunks_exact(8) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        r = _mm_crc32_u64(r, u64::from_le_bytes(b));
     }
-    let k2048 = _mm512_broadcast_i32x4(consts(K2048));
+    r
+}
+
+/// `r·x^(8n) mod P` for the `n` whose constant `k` is (`x^(8n-33) mod P`).
+#[inline]
+#[target_feature(enable = "sse4.2,pclmulqdq")]
+fn shift_clmul(r: u32, k: u32) -> u64 {
+    let p = _mm_clmulepi64_si128::<0x00>(_mm_cvtsi64_si128(r as i64), _mm_cvtsi64_si128(k as i64));
+    _mm_cvtsi128_si64(p) as u64
+}
+
+/// Folds 4-vector state `z` into one 128-bit value and finishes over `rest`.
+#[inline]
+#[target_feature(enable = "sse4.2,pclmulqdq,avx512f,vpclmulqdq")]
+fn reduce(z: [__m512i; 4], rest: &[u8]) -> u32 {
     let k512 = _mm512_broadcast_i32x4(consts(K512));
     let k128 = consts(K128);
-    let mut blocks = data.chunks_exact(256);
-    let mut z = [_mm512_zextsi128_si512(_mm_cvtsi32_si128(0)); 4];
-    if let Some(first) = blocks.next() {
-        for (zi, c) in z.iter_mut().zip(first.chunks_exact(64)) {
-            *zi = load(arr64(c));
-        }
-    }
-    z[0] = _mm512_xor_si512(z[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128(reg as i32)));
-    for blk in &mut blocks {
-        for (zi, c) in z.iter_mut().zip(blk.chunks_exact(64)) {
-            *zi = fold_xor(*zi, k2048, load(arr64(c)));
-        }
-    }
     let mut acc = z[0];
     for zi in &z[1..] {
         acc = fold_xor(acc, k512, *zi);
     }
-    let mut c64 = blocks.remainder().chunks_exact(64);
+    let mut c64 = rest.chunks_exact(64);
     for c in &mut c64 {
         acc = fold_xor(acc, k512, load(arr64(c)));
     }
@@ -85,4 +114,78 @@ pub(super) unsafe fn update(reg: u32, data: &[u8]) -> u32 {
         x = _mm_xor_si128(fold(x, k128), *l);
     }
     finish(x, c64.remainder())
+}
+
+/// One hybrid chunk of exactly [`HY_CHUNK`] bytes (see the module docs).
+#[inline]
+#[target_feature(enable = "sse4.2,pclmulqdq,avx512f,vpclmulqdq")]
+fn hybrid_chunk(reg: u32, chunk: &[u8]) -> u32 {
+    let k2048 = _mm512_broadcast_i32x4(consts(K2048));
+    let (a, s) = chunk.split_at(HY_VEC.min(chunk.len()));
+    let (b, cd) = s.split_at(HY_STREAM.min(s.len()));
+    let (c, d) = cd.split_at(HY_STREAM.min(cd.len()));
+    let mut blocks = a.chunks_exact(256);
+    let (mut sb, mut sc, mut sd) = (
+        b.chunks_exact(8 * HY_WORDS),
+        c.chunks_exact(8 * HY_WORDS),
+        d.chunks_exact(8 * HY_WORDS),
+    );
+    let mut z = [_mm512_zextsi128_si512(_mm_cvtsi32_si128(0)); 4];
+    if let Some(first) = blocks.next() {
+        for (zi, c) in z.iter_mut().zip(first.chunks_exact(64)) {
+            *zi = load(arr64(c));
+        }
+    }
+    z[0] = _mm512_xor_si512(z[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128(reg as i32)));
+    let (mut rb, mut rc, mut rd) = (0u64, 0u64, 0u64);
+    if let (Some(x), Some(y), Some(w)) = (sb.next(), sc.next(), sd.next()) {
+        rb = stream_step(rb, x);
+        rc = stream_step(rc, y);
+        rd = stream_step(rd, w);
+    }
+    for (blk, ((x, y), w)) in (&mut blocks).zip((&mut sb).zip(&mut sc).zip(&mut sd)) {
+        for (zi, c) in z.iter_mut().zip(blk.chunks_exact(64)) {
+            *zi = fold_xor(*zi, k2048, load(arr64(c)));
+        }
+        rb = stream_step(rb, x);
+        rc = stream_step(rc, y);
+        rd = stream_step(rd, w);
+    }
+    let ra = reduce(z, &[]);
+    let moved = shift_clmul(ra, HY_K[2])
+        ^ shift_clmul(rb as u32, HY_K[1])
+        ^ shift_clmul(rc as u32, HY_K[0]);
+    _mm_crc32_u64(0, moved) as u32 ^ rd as u32
+}
+
+/// Advances the raw register over `data`.
+///
+/// # Safety
+/// The CPU must support SSE4.2, PCLMULQDQ, AVX-512F and VPCLMULQDQ, and the OS
+/// must save ZMM state.
+#[target_feature(enable = "sse4.2,pclmulqdq,avx512f,vpclmulqdq")]
+pub(super) unsafe fn update(mut reg: u32, mut data: &[u8]) -> u32 {
+    while data.len() >= HY_CHUNK {
+        let (chunk, rest) = data.split_at(HY_CHUNK);
+        reg = hybrid_chunk(reg, chunk);
+        data = rest;
+    }
+    if data.len() < MIN_FOLD {
+        return fold_update_128(reg, data);
+    }
+    let k2048 = _mm512_broadcast_i32x4(consts(K2048));
+    let mut blocks = data.chunks_exact(256);
+    let mut z = [_mm512_zextsi128_si512(_mm_cvtsi32_si128(0)); 4];
+    if let Some(first) = blocks.next() {
+        for (zi, c) in z.iter_mut().zip(first.chunks_exact(64)) {
+            *zi = load(arr64(c));
+        }
+    }
+    z[0] = _mm512_xor_si512(z[0], _mm512_zextsi128_si512(_mm_cvtsi32_si128(reg as i32)));
+    for blk in &mut blocks {
+        for (zi, c) in z.iter_mut().zip(blk.chunks_exact(64)) {
+            *zi = fold_xor(*zi, k2048, load(arr64(c)));
+        }
+    }
+    reduce(z, blocks.remainder())
 }
