@@ -105,7 +105,10 @@ fn out(meta: CsumMeta, verdict: Verdict, reason: Reason, sw_bytes: usize) -> Tra
 /// the layer is summed in software and the sum kept as `Complete`
 /// (`COMPLETE_SW`) so no byte is summed twice. A `Complete` that fails while
 /// software passes is a [`Reason::DeviceChecksumFault`] (good packet).
-/// A good check sets `CSUM_VALID` (the layer at `l4` is verified).
+/// A good check sets `CSUM_VALID` (the layer at `l4` counts as verified in
+/// this pass, like Linux `csum_valid`): also on a trusted `Partial`, whose
+/// field may still be blank, because Linux sets `csum_valid` whenever
+/// `skb_csum_unnecessary` holds.
 ///
 /// `pkt.cur()` may be before `l4` (header bytes and trailing padding are then
 /// taken out of a `Complete` sum, counted in `sw_bytes`), never after it.
@@ -212,6 +215,9 @@ pub(crate) fn check(
     if let CsumState::Partial { start, .. } = state
         && start >= site.l4
     {
+        // `skb_csum_unnecessary` is true, so `__skb_checksum_validate_needed`
+        // sets `csum_valid`: the layer counts as verified, blank field or not.
+        flags |= CsumFlags::CSUM_VALID;
         return out(with(state, flags), Verdict::Good, Reason::PartialTrusted, 0);
     }
     if flags.contains(CsumFlags::DATA_VALID) {

@@ -34,7 +34,11 @@
 //! tell). `Partial`: the field lies inside the
 //! packet; when `start` is the L4 header of a known site and `offset` its
 //! checksum field, filling a copy (ones-complement sum from `start`, or CRC32c
-//! with the field zeroed) makes that site correct. `CSUM_VALID`, and
+//! with the field zeroed) makes that site correct. `CSUM_VALID`: the site at
+//! `l4` (if any) counts as verified in this pass, as Linux `csum_valid` does:
+//! it is correct, or the state is a `Partial` whose `start` is at or after
+//! `l4` (`skb_csum_unnecessary` trusts a locally generated packet; its field
+//! may be blank, and the `Partial` rule above is what makes that honest).
 //! `DATA_VALID` outside `Partial`: the site at `l4` (if any) is correct.
 //!
 //! Limits: the pseudo-header uses the IP header's addresses (no IPv6 routing
@@ -148,7 +152,8 @@ pub enum Unsound {
     },
     /// Filling the `Partial` does not give a correct checksum.
     PartialFillWrong { site: Site },
-    /// `CSUM_VALID` on a layer that does not verify.
+    /// `CSUM_VALID` on a layer that does not verify and no trusted `Partial`
+    /// covers.
     CsumValidOnBad { site: Site },
     /// `DATA_VALID` on a layer that does not verify.
     DataValidOnBad { site: Site },
@@ -473,7 +478,8 @@ pub fn check(v: &View<'_>, meta: &CsumMeta) -> Result<(), Unsound> {
     }
     let flags = meta.flags();
     if let Some(site) = all.iter().find(|s| s.l4 == v.l4) {
-        if flags.contains(CsumFlags::CSUM_VALID) && !site.correct {
+        let trusted = matches!(meta.state(), CsumState::Partial { start, .. } if start >= v.l4);
+        if flags.contains(CsumFlags::CSUM_VALID) && !site.correct && !trusted {
             return Err(Unsound::CsumValidOnBad { site: *site });
         }
         if flags.contains(CsumFlags::DATA_VALID)
