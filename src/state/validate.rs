@@ -146,19 +146,10 @@ pub(crate) fn check(
     opts: ValidateOptions,
     consume: Consume,
 ) -> Transition {
-    let site = match site::of(pkt) {
+    let site = match site_ahead(pkt) {
         Ok(s) => s,
         Err(e) => return refuse(meta, e),
     };
-    if pkt.cur() > site.l4 {
-        return refuse(
-            meta,
-            StateError::CurPastLayer {
-                cur: pkt.cur(),
-                layer: site.l4,
-            },
-        );
-    }
     let b = pkt.bytes();
     let state = meta.state();
     // Like `__skb_checksum_validate`, start with csum_valid = 0.
@@ -324,6 +315,19 @@ pub(crate) fn check(
     out(with(new_state, flags), verdict, reason, sw)
 }
 
+/// The packet's L4 checksum site, refused when the current offset is already
+/// past it (the layer was pulled: nothing left to check or convert).
+fn site_ahead(pkt: &Packet<'_>) -> Result<Site, StateError> {
+    let site = site::of(pkt)?;
+    if pkt.cur() > site.l4 {
+        return Err(StateError::CurPastLayer {
+            cur: pkt.cur(),
+            layer: site.l4,
+        });
+    }
+    Ok(site)
+}
+
 /// The sum (from `cur`) of the bytes a `Complete` sum covers besides the
 /// layer: headers `[cur, l4)` and trailing bytes `[end, len)`; and their count.
 fn around(pkt: &Packet<'_>, site: &Site) -> (Wsum, usize) {
@@ -344,19 +348,10 @@ fn around(pkt: &Packet<'_>, site: &Site) -> (Wsum, usize) {
 /// ([`Reason::NotConverted`]). Header bytes before `l4` and trailing padding
 /// are summed in software (`sw_bytes`) so the sum starts at `cur`.
 pub fn try_convert(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
-    let site = match site::of(pkt) {
+    let site = match site_ahead(pkt) {
         Ok(s) => s,
         Err(e) => return refuse(meta, e),
     };
-    if pkt.cur() > site.l4 {
-        return refuse(
-            meta,
-            StateError::CurPastLayer {
-                cur: pkt.cur(),
-                layer: site.l4,
-            },
-        );
-    }
     let pseudo = match site.kind {
         Kind::Inet { .. } if !site.zero_udp(pkt.bytes()) => site.pseudo(pkt),
         _ => return Ok(Outcome::same(meta, Reason::NotConverted)),

@@ -1,7 +1,8 @@
 //! From a checksum state to the virtio-net header handed to the peer (Linux
 //! `virtio_net_hdr_from_skb`).
 
-use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::state::paravirt::peer::inet_only;
+use crate::state::{CsumFlags, CsumMeta, CsumState};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
 use super::to_meta::GsoKind;
@@ -87,12 +88,7 @@ impl VirtioNetHdr {
                 offset,
                 kind,
             } => {
-                if kind == PartialKind::Crc32c {
-                    return Err(BoundaryError::forbidden(
-                        MetaField::State,
-                        Rule::Crc32cNotExpressible,
-                    ));
-                }
+                inet_only(kind)?;
                 let rel = start
                     .checked_sub(frame.base)
                     .ok_or(BoundaryError::forbidden(
