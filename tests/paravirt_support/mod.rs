@@ -3,6 +3,12 @@
 //! scratch with etherparse and a naive RFC 1071 loop (never with our `csum`).
 #![allow(dead_code)]
 
+/// The shared naive arithmetic (tests/support/naive.rs).
+// A test that also includes tests/support loads this file twice: harmless.
+#[allow(clippy::duplicate_mod)]
+#[path = "../support/naive.rs"]
+pub mod naive;
+
 use etherparse::{NetHeaders, PacketBuilder, PacketHeaders, TransportHeader, VlanId};
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 
@@ -138,23 +144,13 @@ pub fn build(spec: Spec) -> Vec<u8> {
 }
 
 /// Naive RFC 1071 sum of big-endian 16-bit words (independent of the crate).
-pub fn naive_sum(data: &[u8], mut acc: u64) -> u64 {
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        acc += u64::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    if let [last] = chunks.remainder() {
-        acc += u64::from(*last) << 8;
-    }
-    acc
+pub fn naive_sum(data: &[u8], acc: u64) -> u64 {
+    naive::words(data, acc)
 }
 
 /// Folds to 16 bits (no complement).
-pub fn naive_fold(mut acc: u64) -> u16 {
-    while acc > 0xFFFF {
-        acc = (acc & 0xFFFF) + (acc >> 16);
-    }
-    acc as u16
+pub fn naive_fold(acc: u64) -> u16 {
+    naive::fold(acc)
 }
 
 fn l3_of(frame: &[u8], raw_ip: bool) -> Option<usize> {
