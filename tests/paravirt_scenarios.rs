@@ -23,7 +23,7 @@ use netoffload::state::{
     PacketMut, PartialKind, Verdict,
 };
 use netoffload::wire::{self, LinkType};
-use pv::{Spec, build, make_partial};
+use pv::{Spec, build, make_partial, needs_csum};
 use support::oracle::{self, Link, View};
 
 /// Oracle check of `meta` for the packet whose current layer is the first
@@ -45,15 +45,6 @@ fn sound_at(frame: &[u8], cur: usize, l4: usize, meta: &CsumMeta) {
 #[track_caller]
 fn sound(frame: &[u8], spec: Spec, meta: &CsumMeta) {
     sound_at(frame, spec.l3(), spec.l4(), meta);
-}
-
-fn needs_csum(spec: Spec) -> VirtioNetHdr {
-    VirtioNetHdr {
-        flags: VirtioFlags::NEEDS_CSUM,
-        csum_start: spec.l4() as u16,
-        csum_offset: spec.csum_offset() as u16,
-        ..VirtioNetHdr::ZERO
-    }
 }
 
 const DV: PeerFeatures = PeerFeatures {

@@ -10,6 +10,7 @@
 pub mod naive;
 
 use etherparse::{NetHeaders, PacketBuilder, PacketHeaders, TransportHeader, VlanId};
+use netoffload::state::paravirt::virtio::{VirtioFlags, VirtioNetHdr};
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 
 /// What to build.
@@ -84,6 +85,14 @@ impl Spec {
     pub fn csum_offset(&self) -> usize {
         if self.udp { 6 } else { 16 }
     }
+    /// The `Partial` state at this packet's transport checksum.
+    pub fn partial(&self) -> CsumState {
+        CsumState::Partial {
+            start: self.l4(),
+            offset: self.csum_offset(),
+            kind: PartialKind::Inet,
+        }
+    }
     /// Offset of the payload.
     pub fn payload_at(&self) -> usize {
         self.l4() + if self.udp { 8 } else { 20 }
@@ -141,6 +150,17 @@ pub fn build(spec: Spec) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The virtio header a guest sends with a blank checksum (`NEEDS_CSUM` at
+/// the transport checksum of `spec`).
+pub fn needs_csum(spec: Spec) -> VirtioNetHdr {
+    VirtioNetHdr {
+        flags: VirtioFlags::NEEDS_CSUM,
+        csum_start: spec.l4() as u16,
+        csum_offset: spec.csum_offset() as u16,
+        ..VirtioNetHdr::ZERO
+    }
 }
 
 /// Naive RFC 1071 sum of big-endian 16-bit words (independent of the crate).
