@@ -98,24 +98,28 @@ fn chain_into(bytes: &[u8], l: &Layers, v6_zero: bool, out: &mut Vec<bool>, dept
     }
 }
 
+/// `l` with every offset moved `by` bytes later (layers parsed from a slice
+/// that starts `by` bytes into the frame).
+pub fn shift(mut l: Layers, by: usize) -> Layers {
+    for o in [
+        &mut l.l2,
+        &mut l.l3,
+        &mut l.l4,
+        &mut l.payload,
+        &mut l.end,
+        &mut l.pseudo_src,
+        &mut l.pseudo_dst,
+    ] {
+        *o += by;
+    }
+    l
+}
+
 fn descend(bytes: &[u8], at: usize, et: u16, v6_zero: bool, out: &mut Vec<bool>, depth: usize) {
     let inner = match et {
         0x6558 => wire::parse(&bytes[at..], LinkType::Ethernet)
             .ok()
-            .map(|mut l| {
-                for o in [
-                    &mut l.l2,
-                    &mut l.l3,
-                    &mut l.l4,
-                    &mut l.payload,
-                    &mut l.end,
-                    &mut l.pseudo_src,
-                    &mut l.pseudo_dst,
-                ] {
-                    *o += at;
-                }
-                l
-            }),
+            .map(|l| shift(l, at)),
         0x0800 | 0x86DD => wire::parse_ip_at(bytes, at, et, LinkType::RawIp, 0, [0; 2]).ok(),
         _ => None,
     };
