@@ -11,6 +11,7 @@ use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net};
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
+use super::peer::{Claim, claim};
 use super::setup::{field_at, layers_fit, pseudo_len};
 use super::virtio::{GsoKind, SuperPacket};
 
@@ -340,11 +341,9 @@ pub fn rx_to_meta_frame(rx: RxCsum, encap: Encap, frame: &[u8], link: LinkType) 
 /// statuses are `UNKNOWN` (not tracked here).
 pub fn meta_to_rx(meta: CsumMeta, encap: Encap) -> RxCsum {
     let mut rx = RxCsum::UNKNOWN;
-    let flags = meta.flags();
-    let validated = flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID));
-    match meta.state() {
-        CsumState::Partial { .. } => rx.l4 = RxStatus::NoneDataValid,
-        CsumState::Unnecessary { level } => match encap {
+    match claim(&meta) {
+        Claim::Partial { .. } => rx.l4 = RxStatus::NoneDataValid,
+        Claim::Level(level) => match encap {
             Encap::None | Encap::NoOuterChecksum => rx.l4 = RxStatus::Good,
             Encap::UdpTunnel(_) => {
                 rx.outer_l4 = OuterL4Status::Good;
@@ -358,7 +357,7 @@ pub fn meta_to_rx(meta: CsumMeta, encap: Encap) -> RxCsum {
                 }
             }
         },
-        _ if validated => match encap {
+        Claim::Verified => match encap {
             Encap::None | Encap::NoOuterChecksum => rx.l4 = RxStatus::Good,
             Encap::UdpTunnel(_) => rx.outer_l4 = OuterL4Status::Good,
             Encap::GreWithChecksum => {}

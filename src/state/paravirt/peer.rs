@@ -55,3 +55,48 @@ pub(crate) fn inet_only(kind: PartialKind) -> Result<(), BoundaryError> {
         )),
     }
 }
+
+/// What checksum metadata lets a boundary tell its peer, decided in the one
+/// order every exporter uses: a `Partial` first, then a blank field, then a
+/// device level, then a verification. No exporter may claim more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// A `Partial`: the field at `start + offset` is still to be filled.
+    Partial {
+        start: usize,
+        offset: usize,
+        kind: PartialKind,
+    },
+    /// `CSUM_BLANK` without a `Partial` (refused by [`CsumMeta::new`]; kept
+    /// so a boundary never reads it as "valid").
+    BlankWithoutOffsets,
+    /// `Unnecessary`: the device verified `level + 1` checksums.
+    Level(CsumLevel),
+    /// Verified in this pass (`CSUM_VALID`) or vouched for by the origin
+    /// (`DATA_VALID`).
+    Verified,
+    /// Nothing is known.
+    Unknown,
+}
+
+/// The [`Claim`] of `meta`.
+pub(crate) fn claim(meta: &CsumMeta) -> Claim {
+    let flags = meta.flags();
+    match meta.state() {
+        CsumState::Partial {
+            start,
+            offset,
+            kind,
+        } => Claim::Partial {
+            start,
+            offset,
+            kind,
+        },
+        _ if flags.contains(CsumFlags::CSUM_BLANK) => Claim::BlankWithoutOffsets,
+        CsumState::Unnecessary { level } => Claim::Level(level),
+        _ if flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID)) => {
+            Claim::Verified
+        }
+        _ => Claim::Unknown,
+    }
+}

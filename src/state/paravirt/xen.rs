@@ -12,11 +12,11 @@
 use zerocopy::little_endian::U16;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::state::{CsumFlags, CsumMeta, CsumState};
+use crate::state::CsumMeta;
 use crate::wire::LinkType;
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
-use super::peer::{DataValidAs, blank_partial, data_valid_meta, inet_only};
+use super::peer::{Claim, DataValidAs, blank_partial, claim, data_valid_meta, inet_only};
 use super::setup::{SeedCheck, SeedSkip, check_seed, checksum_setup, write_seed};
 use super::virtio::{GsoKind, GsoOutcome, GsoParams, SeedPolicy, SuperPacket};
 
@@ -404,9 +404,8 @@ pub fn from_meta(
     link: LinkType,
     gso: Option<SuperPacket>,
 ) -> Result<XenOutbound, BoundaryError> {
-    let flags = meta.flags();
-    let csum = match meta.state() {
-        CsumState::Partial {
+    let csum = match claim(&meta) {
+        Claim::Partial {
             start,
             offset,
             kind,
@@ -423,17 +422,14 @@ pub fn from_meta(
             }
             XenCsum::BlankValidated
         }
-        _ if flags.contains(CsumFlags::CSUM_BLANK) => {
+        Claim::BlankWithoutOffsets => {
             return Err(BoundaryError::forbidden(
                 MetaField::State,
                 Rule::BlankWithoutOffsets,
             ));
         }
-        CsumState::Unnecessary { .. } => XenCsum::Validated,
-        _ if flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID)) => {
-            XenCsum::Validated
-        }
-        _ => XenCsum::Unknown,
+        Claim::Level(_) | Claim::Verified => XenCsum::Validated,
+        Claim::Unknown => XenCsum::Unknown,
     };
     let gso = match gso {
         None => None,
