@@ -2,7 +2,7 @@
 //! `virtio_net_hdr_to_skb`, plus the `DATA_VALID` handling of the virtio_net
 //! driver's receive path). Every field is checked against the packet.
 
-use crate::state::CsumMeta;
+use crate::state::{CsumMeta, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net, Transport};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
@@ -11,7 +11,7 @@ use crate::state::paravirt::peer::{
     DataValidAs, blank_partial, data_valid_meta as data_valid_meta_as,
 };
 use crate::state::paravirt::setup::{
-    SeedCheck, SeedSkip, check_seed, check_udp_length, checksum_setup,
+    SeedCheck, SeedSkip, check_seed, check_udp_length, checksum_setup, transport_csum_field,
 };
 
 /// Linux `UDP_MAX_SEGMENTS` (`1 << 7` since 2024; it was 64 before).
@@ -268,17 +268,15 @@ fn check_partial(
             Rule::GsoOnFragment,
         ));
     }
-    let expected = match l.transport {
-        Transport::Tcp => 16,
-        Transport::Udp => 6,
-        Transport::Icmp | Transport::Icmpv6 => 2,
-        Transport::Sctp => {
+    let expected = match transport_csum_field(l.transport) {
+        Some((off, PartialKind::Inet)) => off,
+        Some((_, PartialKind::Crc32c)) => {
             return Err(BoundaryError::forbidden(
                 MetaField::VirtioCsumOffset,
                 Rule::SctpNeedsCrc32c,
             ));
         }
-        _ => return Ok(SeedCheck::Skipped(SeedSkip::UnknownTransport)),
+        None => return Ok(SeedCheck::Skipped(SeedSkip::UnknownTransport)),
     };
     if offset != expected {
         return Err(BoundaryError::mismatch(
