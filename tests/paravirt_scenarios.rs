@@ -30,16 +30,7 @@ use support::oracle::{self, Link, View};
 /// L4 header at or after `l4`.
 #[track_caller]
 fn sound_at(frame: &[u8], cur: usize, l4: usize, meta: &CsumMeta) {
-    let v = View {
-        bytes: frame,
-        link: Link::Ethernet,
-        cur,
-        levels_from: l4,
-        l4,
-    };
-    if let Err(e) = oracle::check(&v, meta) {
-        panic!("unsound {meta:?}: {e:?}");
-    }
+    oracle::assert_sound(&View::new(frame, Link::Ethernet, cur, l4), meta);
 }
 
 #[track_caller]

@@ -55,6 +55,7 @@ fn vxlan(outer_zero: bool, corrupt_inner: bool) -> Tunnel {
     }
 }
 
+#[track_caller]
 fn sound(t: &Tunnel, cur: usize, levels_from: usize, l4: usize, meta: &CsumMeta) {
     let v = View {
         bytes: &t.bytes,
@@ -63,9 +64,7 @@ fn sound(t: &Tunnel, cur: usize, levels_from: usize, l4: usize, meta: &CsumMeta)
         levels_from,
         l4,
     };
-    if let Err(e) = oracle::check(&v, meta) {
-        panic!("unsound {meta:?}: {e:?}");
-    }
+    oracle::assert_sound(&v, meta);
 }
 
 /// Receive path: device report -> pull to outer UDP -> validate -> convert

@@ -163,6 +163,15 @@ pub enum Unsound {
     DataValidOnBad { site: Site },
 }
 
+/// Panics at the caller, naming the state and the broken rule, unless `meta`
+/// is sound for `v` (the assertion every state test makes).
+#[track_caller]
+pub fn assert_sound(v: &View<'_>, meta: &CsumMeta) {
+    if let Err(e) = check(v, meta) {
+        panic!("unsound {meta:?}: {e:?}");
+    }
+}
+
 /// Naive ones-complement sum of big-endian 16-bit words (odd tail padded
 /// with zero), folded to 16 bits; 0 only for all-zero (or empty) data.
 pub fn naive_sum(data: &[u8]) -> u16 {
