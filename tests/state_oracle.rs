@@ -102,13 +102,7 @@ fn csum_valid_is_honest_on_a_blank_field_only_under_a_trusted_partial() {
     let seed = oracle::add16(!check, !rest);
     b[field..field + 2].copy_from_slice(&seed.to_be_bytes());
     assert_eq!(oracle::correct_at(&b, Link::Ethernet, at.l4), Some(false));
-    let view = View {
-        bytes: &b,
-        link: Link::Ethernet,
-        cur: at.l3,
-        levels_from: at.l4,
-        l4: at.l4,
-    };
+    let view = View::new(&b, Link::Ethernet, at.l3, at.l4);
     let partial = CsumState::Partial {
         start: at.l4,
         offset: 16,
