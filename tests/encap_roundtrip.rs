@@ -253,21 +253,6 @@ fn spec<'a>(c: &'a Case) -> EncapSpec<'a> {
     }
 }
 
-fn shift(mut l: Layers, by: usize) -> Layers {
-    for o in [
-        &mut l.l2,
-        &mut l.l3,
-        &mut l.l4,
-        &mut l.payload,
-        &mut l.end,
-        &mut l.pseudo_src,
-        &mut l.pseudo_dst,
-    ] {
-        *o += by;
-    }
-    l
-}
-
 fn run(c: &Case) -> Result<(), TestCaseError> {
     let (mut inner, link) = build_inner(c);
     let il = wire::parse(&inner, link).unwrap();
@@ -526,46 +511,32 @@ fn encap_refusals() {
     );
     let mut big = vec![0u8; HEADROOM];
     big.extend_from_slice(&inner);
+    // Every refusal below: the inner packet behind full headroom.
+    let refuse = |c: &Case, big: &mut Vec<u8>, meta: CsumMeta| {
+        encap(
+            &spec(c),
+            &cfg,
+            big,
+            HEADROOM,
+            inner.len(),
+            LinkType::RawIp,
+            meta,
+        )
+        .unwrap_err()
+    };
     // VXLAN needs an Ethernet inner frame.
     c.tunnel = 0;
-    let r = encap(
-        &spec(&c),
-        &cfg,
-        &mut big,
-        HEADROOM,
-        inner.len(),
-        LinkType::RawIp,
-        CsumMeta::NONE,
-    )
-    .unwrap_err();
+    let r = refuse(&c, &mut big, CsumMeta::NONE);
     assert_eq!(r.error, EncapError::InnerProtocol);
     // Zero IPv6 checksum without zero-checksum mode.
     c.tunnel = 1;
     c.outer_v6 = true;
-    let r = encap(
-        &spec(&c),
-        &cfg,
-        &mut big,
-        HEADROOM,
-        inner.len(),
-        LinkType::RawIp,
-        CsumMeta::NONE,
-    )
-    .unwrap_err();
+    let r = refuse(&c, &mut big, CsumMeta::NONE);
     assert_eq!(r.error, EncapError::ZeroChecksumIpv6);
     // Malformed GENEVE options (length byte overruns).
     c.outer_v6 = false;
     c.geneve_opts = vec![0, 1, 2, 3];
-    let r = encap(
-        &spec(&c),
-        &cfg,
-        &mut big,
-        HEADROOM,
-        inner.len(),
-        LinkType::RawIp,
-        CsumMeta::NONE,
-    )
-    .unwrap_err();
+    let r = refuse(&c, &mut big, CsumMeta::NONE);
     assert_eq!(r.error, EncapError::GeneveOptions);
     // CRC32c Partial inner with an outer checksum.
     c.geneve_opts = Vec::new();
@@ -575,16 +546,7 @@ fn encap_refusals() {
         offset: 8,
         kind: PartialKind::Crc32c,
     });
-    let r = encap(
-        &spec(&c),
-        &cfg,
-        &mut big,
-        HEADROOM,
-        inner.len(),
-        LinkType::RawIp,
-        crc.clone(),
-    )
-    .unwrap_err();
+    let r = refuse(&c, &mut big, crc.clone());
     assert_eq!(r.error, EncapError::InnerCrcPartial);
     assert_eq!(r.meta, crc);
     // Partial offsets outside the inner packet.
@@ -593,16 +555,7 @@ fn encap_refusals() {
         offset: 16,
         kind: PartialKind::Inet,
     });
-    let r = encap(
-        &spec(&c),
-        &cfg,
-        &mut big,
-        HEADROOM,
-        inner.len(),
-        LinkType::RawIp,
-        oob,
-    )
-    .unwrap_err();
+    let r = refuse(&c, &mut big, oob);
     assert_eq!(r.error, EncapError::PartialOutOfRange);
     // The inner packet is never touched by a refusal.
     assert_eq!(&big[HEADROOM..], &inner[..]);

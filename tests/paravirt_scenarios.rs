@@ -23,49 +23,19 @@ use netoffload::state::{
     PacketMut, PartialKind, Verdict,
 };
 use netoffload::wire::{self, LinkType};
-use pv::{Spec, build, make_partial};
+use pv::{Spec, build, make_partial, needs_csum};
 use support::oracle::{self, Link, View};
 
 /// Oracle check of `meta` for the packet whose current layer is the first
 /// L4 header at or after `l4`.
-///
-/// `CSUM_VALID` on a `Partial` is judged without the flag: the state room's
-/// `validate` / `deliver` set it on a trusted `Partial` (dropping `DATA_VALID`) (as Linux sets
-/// `csum_valid` when `skb_csum_unnecessary` is true), while the oracle reads
-/// it as "the field verifies", which a blank field never does. Reported to
-/// the lead; see `csum_valid_on_partial_disagrees_with_the_oracle`.
 #[track_caller]
 fn sound_at(frame: &[u8], cur: usize, l4: usize, meta: &CsumMeta) {
-    let v = View {
-        bytes: frame,
-        link: Link::Ethernet,
-        cur,
-        levels_from: l4,
-        l4,
-    };
-    let judged = match meta.state() {
-        CsumState::Partial { .. } => {
-            CsumMeta::new(meta.state(), meta.flags() - CsumFlags::CSUM_VALID).unwrap()
-        }
-        _ => meta.clone(),
-    };
-    if let Err(e) = oracle::check(&v, &judged) {
-        panic!("unsound {meta:?}: {e:?}");
-    }
+    oracle::assert_sound(&View::new(frame, Link::Ethernet, cur, l4), meta);
 }
 
 #[track_caller]
 fn sound(frame: &[u8], spec: Spec, meta: &CsumMeta) {
     sound_at(frame, spec.l3(), spec.l4(), meta);
-}
-
-fn needs_csum(spec: Spec) -> VirtioNetHdr {
-    VirtioNetHdr {
-        flags: VirtioFlags::NEEDS_CSUM,
-        csum_start: spec.l4() as u16,
-        csum_offset: spec.csum_offset() as u16,
-        ..VirtioNetHdr::ZERO
-    }
 }
 
 const DV: PeerFeatures = PeerFeatures {
@@ -377,18 +347,26 @@ fn vxlan_zero_outer_checksum_costs_one_inner_pass_82599() {
     assert_eq!(sw, 20 + 20 + 1300);
 }
 
-/// The disagreement the scenarios work around, kept visible: `deliver` on a
-/// trusted `Partial` adds `CSUM_VALID`, which the shared oracle rejects for a
-/// blank field. One of the two (state's flag or the oracle's rule) must change;
-/// the state room owns both.
+/// The agreed rule (Linux `__skb_checksum_validate_needed`: a `Partial`
+/// starting at or after the layer makes `skb_csum_unnecessary` true, so
+/// `csum_valid` is set): `deliver` on a trusted guest `Partial` marks the
+/// layer `CSUM_VALID` while its field is still blank, and the shared oracle
+/// accepts that; the same flag on the blank field without the `Partial` is
+/// unsound.
 #[test]
-#[ignore = "state room: CSUM_VALID on Partial vs oracle rule (reported)"]
-fn csum_valid_on_partial_disagrees_with_the_oracle() {
+fn csum_valid_on_trusted_partial_agrees_with_the_oracle() {
     let spec = Spec::tcp6(1400);
     let (frame, meta) = guest_tx(spec);
     let pkt = Packet::parse(&frame, LinkType::Ethernet).unwrap();
     let ct = state::conntrack(meta, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
     let out = state::deliver(ct.meta, &pkt).unwrap();
+    assert_eq!(out.verdict, Verdict::Good);
+    assert!(matches!(out.meta.state(), CsumState::Partial { .. }));
+    assert!(
+        out.meta.flags().contains(CsumFlags::CSUM_VALID),
+        "{:?}",
+        out.meta
+    );
     let v = View {
         bytes: &frame,
         link: Link::Ethernet,
@@ -397,4 +375,10 @@ fn csum_valid_on_partial_disagrees_with_the_oracle() {
         l4: spec.l4(),
     };
     assert_eq!(oracle::check(&v, &out.meta), Ok(()), "{:?}", out.meta);
+    // Without the Partial's trust the blank field does not verify.
+    let bare = CsumMeta::new(CsumState::None, CsumFlags::CSUM_VALID).unwrap();
+    assert!(matches!(
+        oracle::check(&v, &bare),
+        Err(oracle::Unsound::CsumValidOnBad { .. })
+    ));
 }

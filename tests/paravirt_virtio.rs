@@ -12,16 +12,7 @@ use netoffload::state::paravirt::virtio::{
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use proptest::prelude::*;
-use support::{Spec, build, make_partial, sound};
-
-fn needs_csum(spec: Spec) -> VirtioNetHdr {
-    VirtioNetHdr {
-        flags: VirtioFlags::NEEDS_CSUM,
-        csum_start: spec.l4() as u16,
-        csum_offset: spec.csum_offset() as u16,
-        ..VirtioNetHdr::ZERO
-    }
-}
+use support::{Spec, build, make_partial, needs_csum, sound};
 
 fn policy(spec: Spec) -> VirtioPolicy {
     VirtioPolicy {
@@ -151,15 +142,7 @@ fn needs_csum_on_every_plain_packet_becomes_a_sound_partial() {
     for spec in all_specs(100) {
         let frame = make_partial(build(spec), spec);
         let got = needs_csum(spec).to_meta(&frame, &policy(spec)).unwrap();
-        assert_eq!(
-            got.meta.state(),
-            CsumState::Partial {
-                start: spec.l4(),
-                offset: spec.csum_offset(),
-                kind: PartialKind::Inet
-            },
-            "{spec:?}"
-        );
+        assert_eq!(got.meta.state(), spec.partial(), "{spec:?}");
         assert!(got.meta.is_blank() && got.meta.data_valid());
         assert_eq!(got.seed, Some(SeedCheck::Verified));
         assert_eq!(got.gso, GsoOutcome::NotGso);
@@ -827,14 +810,7 @@ fn from_meta_super_packet_fields_and_round_trip_through_to_meta() {
                 },
             )
             .unwrap();
-        assert_eq!(
-            back.meta.state(),
-            CsumState::Partial {
-                start: spec.l4(),
-                offset: spec.csum_offset(),
-                kind: PartialKind::Inet
-            }
-        );
+        assert_eq!(back.meta.state(), spec.partial());
         assert!(matches!(back.gso, GsoOutcome::Segment(p) if p.segs == 3 && p.kind == kind));
     }
 }

@@ -151,14 +151,7 @@ fn blank_becomes_a_parsed_sound_partial() {
             )
             .unwrap();
             assert_eq!(frame, before, "no write without the GSO fix-up");
-            assert_eq!(
-                got.meta.state(),
-                CsumState::Partial {
-                    start: spec.l4(),
-                    offset: spec.csum_offset(),
-                    kind: PartialKind::Inet
-                }
-            );
+            assert_eq!(got.meta.state(), spec.partial());
             assert!(got.meta.is_blank() && got.meta.data_valid());
             assert_eq!(got.seed, Some(SeedCheck::Verified));
             sound(&frame, false, &got.meta).unwrap();
@@ -389,11 +382,7 @@ fn round_trip_guest_to_host_to_guest_keeps_the_partial() {
     for spec in specs(700) {
         let mut frame = make_partial(build(spec), spec);
         let meta = CsumMeta::new(
-            CsumState::Partial {
-                start: spec.l4(),
-                offset: spec.csum_offset(),
-                kind: PartialKind::Inet,
-            },
+            spec.partial(),
             CsumFlags::CSUM_BLANK | CsumFlags::DATA_VALID,
         )
         .unwrap();

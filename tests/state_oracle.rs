@@ -6,7 +6,7 @@
 mod support;
 
 use netoffload::csum::Wsum;
-use netoffload::state::{CsumLevel, CsumMeta, CsumState};
+use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use proptest::prelude::*;
 use support::oracle::{self, Link, View};
 use support::packets;
@@ -84,4 +84,35 @@ fn a_level_over_a_bad_checksum_is_unsound() {
         ..view
     };
     assert!(oracle::check(&later, &m).is_ok());
+}
+
+#[test]
+fn csum_valid_is_honest_on_a_blank_field_only_under_a_trusted_partial() {
+    let (mut b, at) = packets::build(&packets::simple(
+        false,
+        packets::L4::Tcp { opt_words: 0 },
+        b"blank",
+    ));
+    // Make the TCP field a Partial seed: filling it must give back the
+    // checksum etherparse wrote (seed = ~check - sum of the rest).
+    let field = at.l4 + 16;
+    let check = u16::from_be_bytes([b[field], b[field + 1]]);
+    b[field..field + 2].fill(0);
+    let rest = oracle::naive_sum(&b[at.l4..]);
+    let seed = oracle::add16(!check, !rest);
+    b[field..field + 2].copy_from_slice(&seed.to_be_bytes());
+    assert_eq!(oracle::correct_at(&b, Link::Ethernet, at.l4), Some(false));
+    let view = View::new(&b, Link::Ethernet, at.l3, at.l4);
+    let partial = CsumState::Partial {
+        start: at.l4,
+        offset: 16,
+        kind: PartialKind::Inet,
+    };
+    let trusted = CsumMeta::new(partial, CsumFlags::CSUM_VALID).unwrap();
+    assert_eq!(oracle::check(&view, &trusted), Ok(()));
+    let bare = CsumMeta::new(CsumState::None, CsumFlags::CSUM_VALID).unwrap();
+    assert!(matches!(
+        oracle::check(&view, &bare),
+        Err(oracle::Unsound::CsumValidOnBad { .. })
+    ));
 }

@@ -22,14 +22,18 @@ fn view(bytes: &[u8], cur: usize, levels_from: usize, l4: usize) -> View<'_> {
     }
 }
 
+#[track_caller]
 fn sound(bytes: &[u8], pkt_cur: usize, levels_from: usize, l4: usize, meta: &CsumMeta) {
-    if let Err(e) = oracle::check(&view(bytes, pkt_cur, levels_from, l4), meta) {
-        panic!("unsound {meta:?}: {e:?}");
-    }
+    oracle::assert_sound(&view(bytes, pkt_cur, levels_from, l4), meta);
 }
 
 fn tcp4(payload: &[u8]) -> (Vec<u8>, packets::Built) {
     packets::build(&packets::simple(false, L4::Tcp { opt_words: 0 }, payload))
+}
+
+/// What a device that verified `level + 1` checksums reports.
+fn l4ok(level: CsumLevel) -> CsumMeta {
+    state::receive(DeviceReport::L4Ok { level }).meta
 }
 
 fn corrupt(bytes: &mut [u8], at: usize) {
@@ -78,10 +82,7 @@ fn corrupted_packet_with_no_claim_is_bad() {
 fn unnecessary_level_is_consumed_one_per_layer() {
     let (b, _) = tcp4(b"x");
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
-    let m = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L1,
-    })
-    .meta;
+    let m = l4ok(CsumLevel::L1);
     let out = state::validate(m, &pkt).unwrap();
     assert_eq!(
         (out.verdict, out.reason, out.sw_bytes),
@@ -93,10 +94,7 @@ fn unnecessary_level_is_consumed_one_per_layer() {
             level: CsumLevel::L0
         }
     );
-    let m0 = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L0,
-    })
-    .meta;
+    let m0 = l4ok(CsumLevel::L0);
     let out = state::validate(m0, &pkt).unwrap();
     assert_eq!(out.meta.state(), CsumState::None);
     assert!(out.meta.flags().contains(CsumFlags::CSUM_VALID));
@@ -107,10 +105,7 @@ fn icmp_is_never_covered_by_a_level() {
     let (mut b, at) = packets::build(&packets::simple(false, L4::Icmp, b"ping"));
     corrupt(&mut b, at.end - 1);
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
-    let m = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L0,
-    })
-    .meta;
+    let m = l4ok(CsumLevel::L0);
     let out = state::validate(m, &pkt).unwrap();
     assert_eq!(out.verdict, Verdict::Bad);
     // The software sum replaces levels nothing after ICMP could use.
@@ -166,10 +161,7 @@ fn corrupted_packet_with_honest_complete_is_bad() {
 fn zero_udp_checksum_v4_is_no_checksum_and_consumes_a_level() {
     let (b, _) = packets::build(&packets::simple(false, L4::UdpZero, b"dns?"));
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
-    let m = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L1,
-    })
-    .meta;
+    let m = l4ok(CsumLevel::L1);
     let out = state::validate(m, &pkt).unwrap();
     assert_eq!(
         (out.verdict, out.reason),
@@ -219,10 +211,7 @@ fn sctp_crc32c_is_verified_in_software() {
 fn try_convert_after_level_zero_consumed_gives_complete_of_not_pseudo() {
     let (b, at) = packets::build(&packets::simple(false, L4::Udp, b"vxlan-ish payload"));
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
-    let m = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L0,
-    })
-    .meta;
+    let m = l4ok(CsumLevel::L0);
     let v = state::validate(m, &pkt).unwrap();
     assert_eq!(v.meta.state(), CsumState::None);
     let c = state::try_convert(v.meta, &pkt).unwrap();
@@ -235,10 +224,7 @@ fn try_convert_after_level_zero_consumed_gives_complete_of_not_pseudo() {
 fn try_convert_skips_zero_udp() {
     let (b, _) = packets::build(&packets::simple(false, L4::UdpZero, b"abc"));
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
-    let m = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L0,
-    })
-    .meta;
+    let m = l4ok(CsumLevel::L0);
     let v = state::validate(m, &pkt).unwrap();
     let c = state::try_convert(v.meta, &pkt).unwrap();
     assert_eq!(c.reason, Reason::NotConverted);
@@ -441,10 +427,7 @@ fn conntrack_checks_only_at_prerouting_with_the_sysctl_on() {
 fn conntrack_does_not_consume_levels() {
     let (b, _) = tcp4(b"ct");
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
-    let m = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L0,
-    })
-    .meta;
+    let m = l4ok(CsumLevel::L0);
     let o = state::conntrack(m, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
     assert_eq!(o.verdict, Verdict::Good);
     assert_eq!(
@@ -626,10 +609,7 @@ fn gre_checksum_is_validated_and_converted_only_with_the_c_bit() {
         .unwrap()
         .with_cur(l4)
         .unwrap();
-    let m = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L0,
-    })
-    .meta;
+    let m = l4ok(CsumLevel::L0);
     let v = state::validate(m, &pkt).unwrap();
     assert_eq!(
         (v.verdict, v.reason),
@@ -649,10 +629,7 @@ fn gre_checksum_is_validated_and_converted_only_with_the_c_bit() {
 
     let (b, _, l4) = gre(false);
     let pkt = Packet::parse(&b, LinkType::RawIp).unwrap();
-    let m = state::receive(DeviceReport::L4Ok {
-        level: CsumLevel::L0,
-    })
-    .meta;
+    let m = l4ok(CsumLevel::L0);
     let v = state::validate(m.clone(), &pkt).unwrap();
     assert_eq!(
         (v.verdict, v.reason),

@@ -13,18 +13,6 @@ use proptest::prelude::*;
 use tx_support::tunnel::{Tun, inner_layers, wrap};
 use tx_support::*;
 
-fn data(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
 /// Feeds the frames to a fresh engine and returns what it flushed.
 fn coalesce(frames: &[Vec<u8>]) -> Vec<SuperPacket> {
     let mut gro = Gro::<8>::new(GroConfig::new());
@@ -53,7 +41,7 @@ struct Case {
 }
 
 fn originals(c: &Case) -> Vec<Vec<u8>> {
-    let d = data(c.seed, (c.n - 1) * c.mss + c.last);
+    let d = payload_bytes(c.seed, (c.n - 1) * c.mss + c.last);
     (0..c.n)
         .map(|i| {
             let inner = tcp_segment(&Seg {

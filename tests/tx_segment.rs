@@ -10,18 +10,6 @@ use proptest::prelude::*;
 use support::oracle::{self, Link, View};
 use tx_support::*;
 
-fn bytes(seed: u64, n: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
-}
-
 struct Train {
     segs: Vec<Vec<u8>>,
     gso: GsoInfo,
@@ -39,7 +27,7 @@ fn train(
     psh: bool,
     seed: u64,
 ) -> Train {
-    let data = bytes(seed, (n - 1) * mss + last);
+    let data = payload_bytes(seed, (n - 1) * mss + last);
     let segs = (0..n)
         .map(|i| {
             let end = ((i + 1) * mss).min(data.len());
@@ -137,7 +125,7 @@ proptest! {
         id in any::<u16>(), seed in any::<u64>(),
     ) {
         let last = (size * last_frac).div_ceil(100).max(1);
-        let data = bytes(seed, (n - 1) * size + last);
+        let data = payload_bytes(seed, (n - 1) * size + last);
         let sup = udp_packet(v6, id, &data);
         let gso = GsoInfo::new(size as u16, GsoType::UDP_L4);
         let (p, out) = run(&sup, gso, SegmentCsum::Compute).unwrap();
@@ -153,7 +141,7 @@ proptest! {
 
 #[test]
 fn cwr_only_on_first_fin_psh_only_on_last() {
-    let payload = bytes(9, 3000);
+    let payload = payload_bytes(9, 3000);
     let seg = Seg {
         v6: false,
         id: 100,
@@ -197,7 +185,7 @@ fn segment_meta_never_leaves_blank_when_computed() {
         fin: false,
         cwr: false,
         ts: true,
-        payload: bytes(3, 2000),
+        payload: payload_bytes(3, 2000),
     });
     let layers = wire::parse(&sup, LinkType::Ethernet).unwrap();
     let parent = CsumMeta::new(
@@ -233,7 +221,7 @@ fn bad_input_is_refused_and_nothing_written() {
         fin: false,
         cwr: false,
         ts: false,
-        payload: bytes(4, 2500),
+        payload: payload_bytes(4, 2500),
     });
     let layers = wire::parse(&sup, LinkType::Ethernet).unwrap();
     let v4 = GsoType::TCPV4;
@@ -355,7 +343,7 @@ fn bad_input_is_refused_and_nothing_written() {
 
 #[test]
 fn segment_one_bounds() {
-    let sup = udp_packet(false, 1, &bytes(5, 1000));
+    let sup = udp_packet(false, 1, &payload_bytes(5, 1000));
     let layers = wire::parse(&sup, LinkType::Ethernet).unwrap();
     let p = tx::plan(
         &sup,
@@ -403,7 +391,7 @@ fn jumbogram(n: usize, pad: bool) -> Vec<u8> {
     tcp[12] = 5 << 4;
     tcp[13] = 0x18;
     f.extend_from_slice(&tcp);
-    f.extend_from_slice(&bytes(11, n));
+    f.extend_from_slice(&payload_bytes(11, n));
     f
 }
 

@@ -511,7 +511,7 @@ fn encap_inner(
                 fill = OuterCsumFill::Device;
                 outer_partial = Some(l4 - start);
                 // The non-inverted pseudo-header seed (`~udp_v4_check(len, s, d, 0)`).
-                Sum16::from_raw(!csum::fold(pseudo).raw())
+                crate::state::site::seed(pseudo)
             }
         };
         put(buf, l4 + udp::CHECKSUM_OFFSET, &field.to_bytes());

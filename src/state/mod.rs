@@ -17,7 +17,12 @@
 //!   generated and trusted: it and every checksum before it count as verified.
 //! - `DATA_VALID`: the current layer's data is known good (origin's word).
 //! - `CSUM_BLANK`: the L4 field is not filled yet (only with `Partial`).
-//! - `CSUM_VALID`: the checksum of the layer at `layers.l4` was verified.
+//! - `CSUM_VALID`: the checksum of the layer at `layers.l4` counts as verified
+//!   in this pass (Linux `csum_valid`): it was checked (device `Unnecessary`
+//!   level, `DATA_VALID`, a `Complete` sum or software), or the state is a
+//!   `Partial` starting at or after that layer (`skb_csum_unnecessary`), in
+//!   which case the field may still be blank. It is never a claim about the
+//!   field's bytes beyond what the state itself claims.
 //! - `COMPLETE_SW`: the `Complete` sum was computed here, not by a device.
 //!
 //! Every transition takes a sound state to a sound state, or returns
@@ -90,8 +95,8 @@ mod outcome;
 mod packet;
 pub mod paravirt;
 mod rewrite;
-mod setup;
-mod site;
+pub(crate) mod setup;
+pub(crate) mod site;
 mod sum;
 mod types;
 mod validate;

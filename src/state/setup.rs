@@ -2,11 +2,11 @@
 //! said "checksum blank" without saying where the field is).
 
 use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
-use super::packet::PacketMut;
+use super::packet::{Packet, PacketMut};
 use super::rewrite::{Write, apply};
 use super::site::{self, Kind};
 use super::types::{CsumFlags, CsumMeta, CsumState, PartialKind};
-use crate::csum::{self, Sum16};
+use crate::csum::Sum16;
 use crate::wire::Transport;
 
 /// Points a `Partial` state at the TCP or UDP checksum of the packet (start =
@@ -23,21 +23,13 @@ use crate::wire::Transport;
 /// than TCP and UDP (what `skb_checksum_setup` handles).
 pub fn checksum_setup(meta: CsumMeta, pkt: &mut PacketMut<'_>, recalculate: bool) -> Transition {
     let p = pkt.as_packet();
-    let transport = p.layers().transport;
-    if !matches!(transport, Transport::Tcp | Transport::Udp) {
-        return refuse(meta, StateError::LayerNotHandled { transport });
-    }
-    let site = match site::of(&p) {
-        Ok(s) => s,
+    let at = match locate(&p) {
+        Ok(at) => at,
         Err(e) => return refuse(meta, e),
     };
-    let Kind::Inet { field, .. } = site.kind else {
-        return refuse(meta, StateError::LayerNotHandled { transport });
-    };
-    let seed = site.pseudo(&p);
     let state = CsumState::Partial {
-        start: site.l4,
-        offset: field - site.l4,
+        start: at.start,
+        offset: at.offset,
         kind: PartialKind::Inet,
     };
     let flags = meta.flags() - CsumFlags::CSUM_VALID - CsumFlags::COMPLETE_SW;
@@ -46,9 +38,8 @@ pub fn checksum_setup(meta: CsumMeta, pkt: &mut PacketMut<'_>, recalculate: bool
         Err(e) => return refuse(meta, StateError::Meta(e)),
     };
     if recalculate {
-        // The field holds the folded pseudo-header sum, not complemented.
-        let value = Sum16::from_raw(!csum::fold(seed).raw());
-        let w = Write::new(field, &value.to_bytes(), Span::ChecksumField);
+        let field = at.start + at.offset;
+        let w = Write::new(field, &at.seed.to_bytes(), Span::ChecksumField);
         if let Err(e) = apply(pkt, &[w], None) {
             return refuse(meta, e);
         }
@@ -58,5 +49,35 @@ pub fn checksum_setup(meta: CsumMeta, pkt: &mut PacketMut<'_>, recalculate: bool
         verdict: Verdict::NotChecked,
         reason: Reason::PartialSetUp,
         sw_bytes: 0,
+    })
+}
+
+/// Where `skb_checksum_setup` puts a plain packet's `Partial`, and the seed
+/// its field must hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Located {
+    /// `csum_start`: the TCP or UDP header.
+    pub start: usize,
+    /// `csum_offset`: the checksum field inside it.
+    pub offset: usize,
+    /// The folded, not complemented pseudo-header sum.
+    pub seed: Sum16,
+}
+
+/// The protocol switch of `skb_checksum_setup` (TCP and UDP only; fragments
+/// refused), shared by [`checksum_setup`] and the paravirt boundaries.
+pub(crate) fn locate(p: &Packet<'_>) -> Result<Located, StateError> {
+    let transport = p.layers().transport;
+    if !matches!(transport, Transport::Tcp | Transport::Udp) {
+        return Err(StateError::LayerNotHandled { transport });
+    }
+    let site = site::of(p)?;
+    let Kind::Inet { field, .. } = site.kind else {
+        return Err(StateError::LayerNotHandled { transport });
+    };
+    Ok(Located {
+        start: site.l4,
+        offset: field - site.l4,
+        seed: site::seed(site.pseudo(p)),
     })
 }

@@ -3,7 +3,7 @@
 use super::outcome::{Span, StateError};
 use super::packet::Packet;
 use crate::csum::{self, Sum16, Wsum};
-use crate::wire::{Layers, Net, Transport};
+use crate::wire::{Layers, Net, Transport, gre, icmp, sctp, tcp, udp};
 
 /// The kind of checksum an L4 layer carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,14 +67,17 @@ impl Site {
 }
 
 fn addr4(b: &[u8], at: usize) -> Option<[u8; 4]> {
-    b.get(at..at + 4)?.try_into().ok()
+    b.get(at..at.checked_add(4)?)?.try_into().ok()
 }
 
 fn addr16(b: &[u8], at: usize) -> Option<[u8; 16]> {
-    b.get(at..at + 16)?.try_into().ok()
+    b.get(at..at.checked_add(16)?)?.try_into().ok()
 }
 
-/// The pseudo-header sum of the layers for `proto` over `len` bytes.
+/// The unfolded pseudo-header sum of the layers for `proto` over `len` bytes,
+/// with the addresses at `pseudo_src` / `pseudo_dst`; `None` when they are not
+/// inside `b` (layers from a caller are not trusted). The one implementation
+/// every room uses (`csum_tcpudp_nofold`, `csum_ipv6_magic` without the fold).
 pub(crate) fn pseudo(b: &[u8], l: &Layers, proto: u8, len: usize) -> Option<Wsum> {
     let len = u32::try_from(len).ok()?;
     Some(match l.net {
@@ -95,15 +98,19 @@ pub(crate) fn pseudo(b: &[u8], l: &Layers, proto: u8, len: usize) -> Option<Wsum
     })
 }
 
+/// The value a `CHECKSUM_PARTIAL` field holds: the folded pseudo-header sum,
+/// not complemented (`~csum_tcpudp_magic(..., 0)`, as `tcp_v4_send_check`
+/// leaves it).
+pub(crate) fn seed(pseudo: Wsum) -> Sum16 {
+    Sum16::from_raw(!csum::fold(pseudo).raw())
+}
+
 fn be16(b: &[u8], at: usize) -> Option<u16> {
     match b.get(at..at + 2) {
         Some(&[x, y]) => Some(u16::from_be_bytes([x, y])),
         _ => None,
     }
 }
-
-/// GRE flag: checksum present.
-const GRE_C: u16 = 0x8000;
 
 /// Finds the checksum of the packet's L4 layer (refuses fragments and layers
 /// without a checksum model).
@@ -142,26 +149,26 @@ pub(crate) fn of_unchecked_fragment(pkt: &Packet<'_>) -> Result<Site, StateError
         })
     };
     let kind = match (l.net, l.transport) {
-        (_, Transport::Tcp) => inet(16, true, false, true, end)?,
+        (_, Transport::Tcp) => inet(tcp::CHECKSUM_OFFSET, true, false, true, end)?,
         (_, Transport::Udp) => {
             let ulen = be16(b, l4 + 4).ok_or(oob(l4 + 6))? as usize;
             if ulen >= 8 && l4 + ulen <= end {
                 end = l4 + ulen; // udp_rcv trims to the UDP length
             }
-            inet(6, true, true, true, end)?
+            inet(udp::CHECKSUM_OFFSET, true, true, true, end)?
         }
-        (Net::Ipv4, Transport::Icmp) => inet(2, false, false, false, end)?,
-        (Net::Ipv6, Transport::Icmpv6) => inet(2, false, false, true, end)?,
+        (Net::Ipv4, Transport::Icmp) => inet(icmp::CHECKSUM_OFFSET, false, false, false, end)?,
+        (Net::Ipv6, Transport::Icmpv6) => inet(icmp::CHECKSUM_OFFSET, false, false, true, end)?,
         (_, Transport::Gre) => {
             let flags = be16(b, l4).ok_or(oob(l4 + 2))?;
-            if flags & GRE_C != 0 {
-                inet(4, true, false, false, end)?
+            if flags & gre::FLAG_CHECKSUM != 0 {
+                inet(gre::CHECKSUM_OFFSET, true, false, false, end)?
             } else {
                 Kind::None
             }
         }
         (_, Transport::Sctp) => {
-            let field = l4 + 8;
+            let field = l4 + sctp::CHECKSUM_OFFSET;
             if field + 4 > end {
                 return Err(oob(field + 4));
             }

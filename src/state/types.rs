@@ -136,7 +136,8 @@ bitflags::bitflags! {
         /// The payload is known good even if the checksum field is blank
         /// (Xen `data_validated`, virtio `DATA_VALID`).
         const DATA_VALID = 1 << 1;
-        /// The current layer's checksum was verified in this pass (`skb->csum_valid`).
+        /// The current layer's checksum counts as verified in this pass
+        /// (`skb->csum_valid`); on a trusted `Partial` the field may be blank.
         const CSUM_VALID = 1 << 2;
         /// The `Complete` sum was computed by software, not the device (`csum_complete_sw`).
         const COMPLETE_SW = 1 << 3;

@@ -105,7 +105,10 @@ fn out(meta: CsumMeta, verdict: Verdict, reason: Reason, sw_bytes: usize) -> Tra
 /// the layer is summed in software and the sum kept as `Complete`
 /// (`COMPLETE_SW`) so no byte is summed twice. A `Complete` that fails while
 /// software passes is a [`Reason::DeviceChecksumFault`] (good packet).
-/// A good check sets `CSUM_VALID` (the layer at `l4` is verified).
+/// A good check sets `CSUM_VALID` (the layer at `l4` counts as verified in
+/// this pass, like Linux `csum_valid`): also on a trusted `Partial`, whose
+/// field may still be blank, because Linux sets `csum_valid` whenever
+/// `skb_csum_unnecessary` holds.
 ///
 /// `pkt.cur()` may be before `l4` (header bytes and trailing padding are then
 /// taken out of a `Complete` sum, counted in `sw_bytes`), never after it.
@@ -143,19 +146,10 @@ pub(crate) fn check(
     opts: ValidateOptions,
     consume: Consume,
 ) -> Transition {
-    let site = match site::of(pkt) {
+    let site = match site_ahead(pkt) {
         Ok(s) => s,
         Err(e) => return refuse(meta, e),
     };
-    if pkt.cur() > site.l4 {
-        return refuse(
-            meta,
-            StateError::CurPastLayer {
-                cur: pkt.cur(),
-                layer: site.l4,
-            },
-        );
-    }
     let b = pkt.bytes();
     let state = meta.state();
     // Like `__skb_checksum_validate`, start with csum_valid = 0.
@@ -212,6 +206,9 @@ pub(crate) fn check(
     if let CsumState::Partial { start, .. } = state
         && start >= site.l4
     {
+        // `skb_csum_unnecessary` is true, so `__skb_checksum_validate_needed`
+        // sets `csum_valid`: the layer counts as verified, blank field or not.
+        flags |= CsumFlags::CSUM_VALID;
         return out(with(state, flags), Verdict::Good, Reason::PartialTrusted, 0);
     }
     if flags.contains(CsumFlags::DATA_VALID) {
@@ -318,6 +315,19 @@ pub(crate) fn check(
     out(with(new_state, flags), verdict, reason, sw)
 }
 
+/// The packet's L4 checksum site, refused when the current offset is already
+/// past it (the layer was pulled: nothing left to check or convert).
+fn site_ahead(pkt: &Packet<'_>) -> Result<Site, StateError> {
+    let site = site::of(pkt)?;
+    if pkt.cur() > site.l4 {
+        return Err(StateError::CurPastLayer {
+            cur: pkt.cur(),
+            layer: site.l4,
+        });
+    }
+    Ok(site)
+}
+
 /// The sum (from `cur`) of the bytes a `Complete` sum covers besides the
 /// layer: headers `[cur, l4)` and trailing bytes `[end, len)`; and their count.
 fn around(pkt: &Packet<'_>, site: &Site) -> (Wsum, usize) {
@@ -338,19 +348,10 @@ fn around(pkt: &Packet<'_>, site: &Site) -> (Wsum, usize) {
 /// ([`Reason::NotConverted`]). Header bytes before `l4` and trailing padding
 /// are summed in software (`sw_bytes`) so the sum starts at `cur`.
 pub fn try_convert(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
-    let site = match site::of(pkt) {
+    let site = match site_ahead(pkt) {
         Ok(s) => s,
         Err(e) => return refuse(meta, e),
     };
-    if pkt.cur() > site.l4 {
-        return refuse(
-            meta,
-            StateError::CurPastLayer {
-                cur: pkt.cur(),
-                layer: site.l4,
-            },
-        );
-    }
     let pseudo = match site.kind {
         Kind::Inet { .. } if !site.zero_udp(pkt.bytes()) => site.pseudo(pkt),
         _ => return Ok(Outcome::same(meta, Reason::NotConverted)),

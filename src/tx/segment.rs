@@ -263,15 +263,7 @@ pub fn plan_tunnel(
         1 => {}
         _ => return mismatch(TunnelField::Type),
     }
-    if outer.end > frame.len() {
-        return Err(TxError::LayersBeyondBuffer {
-            end: outer.end,
-            available: frame.len(),
-        });
-    }
-    if outer.fragment.is_fragment {
-        return Err(TxError::Fragment);
-    }
+    whole_datagram_in(frame, outer)?;
     let outer_ok = match outer.transport {
         Transport::Udp => udp,
         Transport::Gre => gre,
@@ -372,15 +364,7 @@ fn plan_inner(
     gso: GsoInfo,
     csum: SegmentCsum,
 ) -> Result<Segments, TxError> {
-    if layers.end > frame.len() {
-        return Err(TxError::LayersBeyondBuffer {
-            end: layers.end,
-            available: frame.len(),
-        });
-    }
-    if layers.fragment.is_fragment {
-        return Err(TxError::Fragment);
-    }
+    whole_datagram_in(frame, layers)?;
     let payload = layers.payload_len();
     let size = gso.gso_size as usize;
     if payload == 0 || size > payload {
@@ -696,4 +680,19 @@ fn read32(buf: &[u8], at: usize) -> u32 {
         Some(&[a, b, c, d]) => u32::from_be_bytes([a, b, c, d]),
         _ => 0,
     }
+}
+
+/// The datagram `layers` describe lies inside `frame` and is not a fragment:
+/// what every segmentation entry point needs before reading it.
+fn whole_datagram_in(frame: &[u8], layers: &Layers) -> Result<(), TxError> {
+    if layers.end > frame.len() {
+        return Err(TxError::LayersBeyondBuffer {
+            end: layers.end,
+            available: frame.len(),
+        });
+    }
+    if layers.fragment.is_fragment {
+        return Err(TxError::Fragment);
+    }
+    Ok(())
 }

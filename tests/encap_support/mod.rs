@@ -15,26 +15,17 @@ use netoffload::wire::{self, Layers, LinkType, Net, Transport};
 
 /// Ones-complement sum of big-endian byte pairs (odd byte padded), folded to 16 bits.
 pub fn naive_sum(b: &[u8], init: u32) -> u16 {
-    let mut s: u64 = init as u64;
-    for pair in b.chunks(2) {
-        let hi = pair[0] as u64;
-        let lo = pair.get(1).copied().unwrap_or(0) as u64;
-        s += (hi << 8) | lo;
-    }
-    while s > 0xFFFF {
-        s = (s & 0xFFFF) + (s >> 16);
-    }
-    s as u16
+    oracle::naive::sum(b, u64::from(init))
 }
 
 /// Pseudo-header sum (not folded) for the L4 segment at `l` with length `len`.
 pub fn naive_pseudo(bytes: &[u8], l: &Layers, proto: u8, len: usize) -> u32 {
     let alen = if l.net == Net::Ipv4 { 4 } else { 16 };
-    let mut s = naive_sum(&bytes[l.pseudo_src..l.pseudo_src + alen], 0) as u32;
-    s += naive_sum(&bytes[l.pseudo_dst..l.pseudo_dst + alen], 0) as u32;
-    s += proto as u32;
-    s += (len as u32 >> 16) + (len as u32 & 0xFFFF);
-    s
+    let src = &bytes[l.pseudo_src..l.pseudo_src + alen];
+    let dst = &bytes[l.pseudo_dst..l.pseudo_dst + alen];
+    u32::from(oracle::naive::fold(oracle::naive::pseudo(
+        src, dst, proto, len,
+    )))
 }
 
 /// True when the L4 checksum of the segment `[l4, end)` verifies.
@@ -107,24 +98,28 @@ fn chain_into(bytes: &[u8], l: &Layers, v6_zero: bool, out: &mut Vec<bool>, dept
     }
 }
 
+/// `l` with every offset moved `by` bytes later (layers parsed from a slice
+/// that starts `by` bytes into the frame).
+pub fn shift(mut l: Layers, by: usize) -> Layers {
+    for o in [
+        &mut l.l2,
+        &mut l.l3,
+        &mut l.l4,
+        &mut l.payload,
+        &mut l.end,
+        &mut l.pseudo_src,
+        &mut l.pseudo_dst,
+    ] {
+        *o += by;
+    }
+    l
+}
+
 fn descend(bytes: &[u8], at: usize, et: u16, v6_zero: bool, out: &mut Vec<bool>, depth: usize) {
     let inner = match et {
         0x6558 => wire::parse(&bytes[at..], LinkType::Ethernet)
             .ok()
-            .map(|mut l| {
-                for o in [
-                    &mut l.l2,
-                    &mut l.l3,
-                    &mut l.l4,
-                    &mut l.payload,
-                    &mut l.end,
-                    &mut l.pseudo_src,
-                    &mut l.pseudo_dst,
-                ] {
-                    *o += at;
-                }
-                l
-            }),
+            .map(|l| shift(l, at)),
         0x0800 | 0x86DD => wire::parse_ip_at(bytes, at, et, LinkType::RawIp, 0, [0; 2]).ok(),
         _ => None,
     };

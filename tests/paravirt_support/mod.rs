@@ -3,7 +3,14 @@
 //! scratch with etherparse and a naive RFC 1071 loop (never with our `csum`).
 #![allow(dead_code)]
 
+/// The shared naive arithmetic (tests/support/naive.rs).
+// A test that also includes tests/support loads this file twice: harmless.
+#[allow(clippy::duplicate_mod)]
+#[path = "../support/naive.rs"]
+pub mod naive;
+
 use etherparse::{NetHeaders, PacketBuilder, PacketHeaders, TransportHeader, VlanId};
+use netoffload::state::paravirt::virtio::{VirtioFlags, VirtioNetHdr};
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 
 /// What to build.
@@ -78,6 +85,14 @@ impl Spec {
     pub fn csum_offset(&self) -> usize {
         if self.udp { 6 } else { 16 }
     }
+    /// The `Partial` state at this packet's transport checksum.
+    pub fn partial(&self) -> CsumState {
+        CsumState::Partial {
+            start: self.l4(),
+            offset: self.csum_offset(),
+            kind: PartialKind::Inet,
+        }
+    }
     /// Offset of the payload.
     pub fn payload_at(&self) -> usize {
         self.l4() + if self.udp { 8 } else { 20 }
@@ -137,24 +152,25 @@ pub fn build(spec: Spec) -> Vec<u8> {
     out
 }
 
+/// The virtio header a guest sends with a blank checksum (`NEEDS_CSUM` at
+/// the transport checksum of `spec`).
+pub fn needs_csum(spec: Spec) -> VirtioNetHdr {
+    VirtioNetHdr {
+        flags: VirtioFlags::NEEDS_CSUM,
+        csum_start: spec.l4() as u16,
+        csum_offset: spec.csum_offset() as u16,
+        ..VirtioNetHdr::ZERO
+    }
+}
+
 /// Naive RFC 1071 sum of big-endian 16-bit words (independent of the crate).
-pub fn naive_sum(data: &[u8], mut acc: u64) -> u64 {
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        acc += u64::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    if let [last] = chunks.remainder() {
-        acc += u64::from(*last) << 8;
-    }
-    acc
+pub fn naive_sum(data: &[u8], acc: u64) -> u64 {
+    naive::words(data, acc)
 }
 
 /// Folds to 16 bits (no complement).
-pub fn naive_fold(mut acc: u64) -> u16 {
-    while acc > 0xFFFF {
-        acc = (acc & 0xFFFF) + (acc >> 16);
-    }
-    acc as u16
+pub fn naive_fold(acc: u64) -> u16 {
+    naive::fold(acc)
 }
 
 fn l3_of(frame: &[u8], raw_ip: bool) -> Option<usize> {

@@ -2,6 +2,11 @@
 //! checksum oracle written independently of `netoffload::csum`.
 #![allow(dead_code)]
 
+/// The shared naive arithmetic (tests/support/naive.rs).
+// A test that also includes tests/support loads this file twice: harmless.
+#[allow(clippy::duplicate_mod)]
+#[path = "../support/naive.rs"]
+pub mod naive;
 pub mod tunnel;
 
 use etherparse::{
@@ -12,27 +17,25 @@ pub const ETH_LEN: usize = 14;
 
 /// Naive RFC 1071 sum: big-endian words into a u64, folded (not complemented).
 pub fn naive_fold(words: &[u8], init: u64) -> u16 {
-    let mut s = init;
-    let mut chunks = words.chunks_exact(2);
-    for c in &mut chunks {
-        s += u64::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    if let [last] = chunks.remainder() {
-        s += u64::from(*last) << 8;
-    }
-    while s > 0xffff {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    s as u16
+    naive::sum(words, init)
 }
 
 /// Pseudo-header word sum (unfolded), naive.
 pub fn naive_pseudo(src: &[u8], dst: &[u8], proto: u8, len: usize) -> u64 {
-    let mut s = 0u64;
-    for c in src.chunks(2).chain(dst.chunks(2)) {
-        s += u64::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    s + u64::from(proto) + (len as u64 & 0xffff) + (len as u64 >> 16)
+    naive::pseudo(src, dst, proto, len)
+}
+
+/// `n` reproducible payload bytes from `seed` (xorshift64).
+pub fn payload_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
 }
 
 /// What the naive oracle found.

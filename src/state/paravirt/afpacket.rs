@@ -11,6 +11,7 @@
 use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState};
 use crate::wire::LinkType;
 
+use super::peer::{Claim, claim};
 use super::setup::checksum_setup;
 
 bitflags::bitflags! {
@@ -59,16 +60,9 @@ pub enum CaptureGso {
 /// The checksum bits `tpacket_rcv` sets for a packet with this metadata.
 pub fn meta_to_status(meta: &CsumMeta, dir: CaptureDirection, gso: CaptureGso) -> TpStatus {
     let mut s = TpStatus::empty();
-    let flags = meta.flags();
-    match meta.state() {
-        CsumState::Partial { .. } => s |= TpStatus::CSUMNOTREADY,
-        _ if flags.contains(CsumFlags::CSUM_BLANK) => s |= TpStatus::CSUMNOTREADY,
-        CsumState::Unnecessary { .. } if dir == CaptureDirection::Incoming => {
-            s |= TpStatus::CSUM_VALID
-        }
-        _ if dir == CaptureDirection::Incoming
-            && flags.intersects(CsumFlags::CSUM_VALID.union(CsumFlags::DATA_VALID)) =>
-        {
+    match claim(meta) {
+        Claim::Partial { .. } | Claim::BlankWithoutOffsets => s |= TpStatus::CSUMNOTREADY,
+        Claim::Level(_) | Claim::Verified if dir == CaptureDirection::Incoming => {
             s |= TpStatus::CSUM_VALID
         }
         _ => {}

@@ -11,7 +11,8 @@ use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net};
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
-use super::setup::{field_at, layers_fit, pseudo_len};
+use super::peer::{Claim, claim};
+use super::setup::{field_at, layers_fit, pseudo_len, transport_csum_field};
 use super::virtio::{GsoKind, SuperPacket};
 
 /// The `RTE_MBUF_F_*` bits used here.
@@ -340,11 +341,9 @@ pub fn rx_to_meta_frame(rx: RxCsum, encap: Encap, frame: &[u8], link: LinkType) 
 /// statuses are `UNKNOWN` (not tracked here).
 pub fn meta_to_rx(meta: CsumMeta, encap: Encap) -> RxCsum {
     let mut rx = RxCsum::UNKNOWN;
-    let flags = meta.flags();
-    let validated = flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID));
-    match meta.state() {
-        CsumState::Partial { .. } => rx.l4 = RxStatus::NoneDataValid,
-        CsumState::Unnecessary { level } => match encap {
+    match claim(&meta) {
+        Claim::Partial { .. } => rx.l4 = RxStatus::NoneDataValid,
+        Claim::Level(level) => match encap {
             Encap::None | Encap::NoOuterChecksum => rx.l4 = RxStatus::Good,
             Encap::UdpTunnel(_) => {
                 rx.outer_l4 = OuterL4Status::Good;
@@ -358,7 +357,7 @@ pub fn meta_to_rx(meta: CsumMeta, encap: Encap) -> RxCsum {
                 }
             }
         },
-        _ if validated => match encap {
+        Claim::Verified => match encap {
             Encap::None | Encap::NoOuterChecksum => rx.l4 = RxStatus::Good,
             Encap::UdpTunnel(_) => rx.outer_l4 = OuterL4Status::Good,
             Encap::GreWithChecksum => {}
@@ -548,10 +547,14 @@ pub fn meta_to_tx(
                     Rule::PartialNotAtTransport,
                 ));
             }
-            match (layers.transport, offset, kind) {
-                (wire::Transport::Tcp, 16, PartialKind::Inet) => ol::TX_TCP_CKSUM,
-                (wire::Transport::Udp, 6, PartialKind::Inet) => ol::TX_UDP_CKSUM,
-                (wire::Transport::Sctp, 8, PartialKind::Crc32c) => ol::TX_SCTP_CKSUM,
+            let request = match layers.transport {
+                wire::Transport::Tcp => Some(ol::TX_TCP_CKSUM),
+                wire::Transport::Udp => Some(ol::TX_UDP_CKSUM),
+                wire::Transport::Sctp => Some(ol::TX_SCTP_CKSUM),
+                _ => None,
+            };
+            match request {
+                Some(r) if transport_csum_field(layers.transport) == Some((offset, kind)) => r,
                 _ => {
                     return Err(BoundaryError::forbidden(
                         MetaField::State,
@@ -691,9 +694,9 @@ pub fn tx_to_meta(
                 seg: None,
             });
         }
-        ol::TX_TCP_CKSUM => (16, PartialKind::Inet),
-        ol::TX_UDP_CKSUM => (6, PartialKind::Inet),
-        _ => (8, PartialKind::Crc32c),
+        ol::TX_TCP_CKSUM => (wire::tcp::CHECKSUM_OFFSET, PartialKind::Inet),
+        ol::TX_UDP_CKSUM => (wire::udp::CHECKSUM_OFFSET, PartialKind::Inet),
+        _ => (wire::sctp::CHECKSUM_OFFSET, PartialKind::Crc32c),
     };
     let tunnelled = f & ol::TX_TUNNEL_MASK != 0;
     if tunnelled && TunnelType::from_bits(f).is_none() {
@@ -726,9 +729,9 @@ pub fn tx_to_meta(
             ));
         }
         let proto_ok = matches!(
-            (l.transport, offset),
-            (wire::Transport::Tcp, 16) | (wire::Transport::Udp, 6) | (wire::Transport::Sctp, 8)
-        );
+            l.transport,
+            wire::Transport::Tcp | wire::Transport::Udp | wire::Transport::Sctp
+        ) && transport_csum_field(l.transport).map(|(o, _)| o) == Some(offset);
         if !proto_ok {
             return Err(BoundaryError::mismatch(
                 MetaField::DpdkOlFlags,

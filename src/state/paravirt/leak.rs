@@ -5,9 +5,12 @@
 //! not on the wire.
 
 use crate::csum::{self, Sum16};
+use crate::state::PartialKind;
 use crate::wire::{Layers, Net, Transport};
 
-use super::setup::{field_at, layers_fit, pseudo_len, pseudo_seed, pseudo_sum};
+use super::setup::{
+    field_at, layers_fit, pseudo_len, pseudo_seed, pseudo_sum, transport_csum_field,
+};
 
 /// What the bytes of a packet's L4 checksum say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,11 +46,8 @@ pub fn diagnose(frame: &[u8], layers: &Layers) -> L4Diagnosis {
     if layers.fragment.is_fragment || !layers_fit(frame.len(), layers) {
         return L4Diagnosis::NotApplicable;
     }
-    let offset = match layers.transport {
-        Transport::Tcp => 16,
-        Transport::Udp => 6,
-        Transport::Icmp | Transport::Icmpv6 => 2,
-        _ => return L4Diagnosis::NotApplicable,
+    let Some((offset, PartialKind::Inet)) = transport_csum_field(layers.transport) else {
+        return L4Diagnosis::NotApplicable;
     };
     let start = layers.l4;
     let len = pseudo_len(frame, layers);

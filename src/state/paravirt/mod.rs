@@ -22,6 +22,7 @@ pub mod afpacket;
 pub mod dpdk;
 mod error;
 pub mod leak;
+mod peer;
 pub mod setup;
 pub mod virtio;
 pub mod xen;

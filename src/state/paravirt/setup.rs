@@ -2,20 +2,20 @@
 //! the part of Linux `skb_checksum_setup` every boundary without offsets needs
 //! (Xen `csum_blank`, AF_PACKET `CSUMNOTREADY`, virtio `RSC_INFO`).
 
-use crate::csum::{self, Sum16, Wsum};
-use crate::state::PartialKind;
-use crate::wire::{self, Layers, LinkType, Net, Transport};
+use crate::csum::{Sum16, Wsum};
+use crate::state::{Packet, PartialKind, setup, site};
+use crate::wire::{self, Layers, LinkType, Transport, icmp, sctp, tcp, udp};
 
-use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
+use super::error::{BoundaryError, MetaField, Rule};
 
 /// Offset of the checksum field inside a transport header and which sum it holds,
 /// matched on the parsed protocol (never guessed from the network layer alone).
 pub const fn transport_csum_field(transport: Transport) -> Option<(usize, PartialKind)> {
     match transport {
-        Transport::Tcp => Some((16, PartialKind::Inet)),
-        Transport::Udp => Some((6, PartialKind::Inet)),
-        Transport::Icmp | Transport::Icmpv6 => Some((2, PartialKind::Inet)),
-        Transport::Sctp => Some((8, PartialKind::Crc32c)),
+        Transport::Tcp => Some((tcp::CHECKSUM_OFFSET, PartialKind::Inet)),
+        Transport::Udp => Some((udp::CHECKSUM_OFFSET, PartialKind::Inet)),
+        Transport::Icmp | Transport::Icmpv6 => Some((icmp::CHECKSUM_OFFSET, PartialKind::Inet)),
+        Transport::Sctp => Some((sctp::CHECKSUM_OFFSET, PartialKind::Crc32c)),
         _ => None,
     }
 }
@@ -76,33 +76,12 @@ pub fn pseudo_sum(frame: &[u8], layers: &Layers) -> Option<Wsum> {
     if !layers_fit(frame.len(), layers) {
         return None;
     }
-    let len = pseudo_len(frame, layers) as u32;
+    let len = pseudo_len(frame, layers);
     match layers.transport {
         Transport::Icmp => Some(Wsum::ZERO),
-        Transport::Tcp | Transport::Udp | Transport::Icmpv6 => match layers.net {
-            Net::Ipv4 => {
-                let src: [u8; 4] = frame
-                    .get(layers.pseudo_src..layers.pseudo_src + 4)?
-                    .try_into()
-                    .ok()?;
-                let dst: [u8; 4] = frame
-                    .get(layers.pseudo_dst..layers.pseudo_dst + 4)?
-                    .try_into()
-                    .ok()?;
-                Some(csum::pseudo_v4(src, dst, layers.ip_proto, len, Wsum::ZERO))
-            }
-            Net::Ipv6 => {
-                let src: &[u8; 16] = frame
-                    .get(layers.pseudo_src..layers.pseudo_src + 16)?
-                    .try_into()
-                    .ok()?;
-                let dst: &[u8; 16] = frame
-                    .get(layers.pseudo_dst..layers.pseudo_dst + 16)?
-                    .try_into()
-                    .ok()?;
-                Some(csum::pseudo_v6(src, dst, layers.ip_proto, len, Wsum::ZERO))
-            }
-        },
+        Transport::Tcp | Transport::Udp | Transport::Icmpv6 => {
+            site::pseudo(frame, layers, layers.ip_proto, len)
+        }
         _ => None,
     }
 }
@@ -110,7 +89,7 @@ pub fn pseudo_sum(frame: &[u8], layers: &Layers) -> Option<Wsum> {
 /// The value a `CHECKSUM_PARTIAL` packet holds in its checksum field: the
 /// folded, *not* complemented pseudo-header sum (`~csum_tcpudp_magic(..., 0)`).
 pub fn pseudo_seed(frame: &[u8], layers: &Layers) -> Option<Sum16> {
-    pseudo_sum(frame, layers).map(|s| Sum16::from_raw(!csum::fold(s).raw()))
+    pseudo_sum(frame, layers).map(site::seed)
 }
 
 /// The two bytes at `at` as a checksum field.
@@ -162,27 +141,15 @@ pub struct ChecksumSetup {
 /// Fragments and other protocols are refused: their blank field cannot be filled.
 pub fn checksum_setup(frame: &[u8], link: LinkType) -> Result<ChecksumSetup, BoundaryError> {
     let layers = wire::parse(frame, link)?;
-    if layers.fragment.is_fragment {
-        return Err(BoundaryError::forbidden(
-            MetaField::Packet,
-            Rule::BlankOnUnsupportedProtocol,
-        ));
-    }
-    let offset = match layers.transport {
-        Transport::Tcp => 16,
-        Transport::Udp => 6,
-        _ => {
-            return Err(BoundaryError::new(
-                MetaField::Packet,
-                MetaErrorKind::Forbidden(Rule::BlankOnUnsupportedProtocol),
-            ));
-        }
-    };
+    let unsupported = BoundaryError::forbidden(MetaField::Packet, Rule::BlankOnUnsupportedProtocol);
+    let pkt = Packet::new(frame, layers, layers.l3).map_err(|_| unfit(frame.len(), &layers))?;
+    // The protocol switch is the state room's (`state::checksum_setup`).
+    let at = setup::locate(&pkt).map_err(|_| unsupported)?;
     check_udp_length(frame, &layers)?;
     Ok(ChecksumSetup {
         layers,
-        start: layers.l4,
-        offset,
+        start: at.start,
+        offset: at.offset,
     })
 }
 

@@ -12,10 +12,11 @@
 use zerocopy::little_endian::U16;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
+use crate::state::CsumMeta;
 use crate::wire::LinkType;
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
+use super::peer::{Claim, DataValidAs, blank_partial, claim, data_valid_meta, inet_only};
 use super::setup::{SeedCheck, SeedSkip, check_seed, checksum_setup, write_seed};
 use super::virtio::{GsoKind, GsoOutcome, GsoParams, SeedPolicy, SuperPacket};
 
@@ -278,18 +279,6 @@ pub struct XenInbound {
     pub fixup: XenFixup,
 }
 
-fn blank_partial(start: usize, offset: usize) -> CsumMeta {
-    CsumMeta::new(
-        CsumState::Partial {
-            start,
-            offset,
-            kind: PartialKind::Inet,
-        },
-        CsumFlags::CSUM_BLANK.union(CsumFlags::DATA_VALID),
-    )
-    .unwrap_or(CsumMeta::NONE)
-}
-
 /// A received slot to checksum metadata (netback `xenvif_tx_submit` +
 /// `checksum_setup`, netfront `xennet_poll`): `csum_blank` -> `Partial` at the
 /// parsed TCP/UDP header (Xen carries no offsets); `data_validated` -> per
@@ -370,19 +359,11 @@ pub fn to_meta(
         });
     }
     let meta = if csum.is_validated() {
-        match trust {
-            XenTrust::Unnecessary => CsumMeta::new(
-                CsumState::Unnecessary {
-                    level: CsumLevel::L0,
-                },
-                CsumFlags::DATA_VALID,
-            )
-            .unwrap_or(CsumMeta::NONE),
-            XenTrust::Flag => {
-                CsumMeta::new(CsumState::None, CsumFlags::DATA_VALID).unwrap_or(CsumMeta::NONE)
-            }
-            XenTrust::Ignore => CsumMeta::NONE,
-        }
+        data_valid_meta(match trust {
+            XenTrust::Unnecessary => DataValidAs::Level,
+            XenTrust::Flag => DataValidAs::Flag,
+            XenTrust::Ignore => DataValidAs::Ignored,
+        })
     } else {
         CsumMeta::NONE
     };
@@ -423,19 +404,13 @@ pub fn from_meta(
     link: LinkType,
     gso: Option<SuperPacket>,
 ) -> Result<XenOutbound, BoundaryError> {
-    let flags = meta.flags();
-    let csum = match meta.state() {
-        CsumState::Partial {
+    let csum = match claim(&meta) {
+        Claim::Partial {
             start,
             offset,
             kind,
         } => {
-            if kind == PartialKind::Crc32c {
-                return Err(BoundaryError::forbidden(
-                    MetaField::State,
-                    Rule::Crc32cNotExpressible,
-                ));
-            }
+            inet_only(kind)?;
             let setup = checksum_setup(frame, link).map_err(|_| {
                 BoundaryError::forbidden(MetaField::State, Rule::PartialNotAtTransport)
             })?;
@@ -447,17 +422,14 @@ pub fn from_meta(
             }
             XenCsum::BlankValidated
         }
-        _ if flags.contains(CsumFlags::CSUM_BLANK) => {
+        Claim::BlankWithoutOffsets => {
             return Err(BoundaryError::forbidden(
                 MetaField::State,
                 Rule::BlankWithoutOffsets,
             ));
         }
-        CsumState::Unnecessary { .. } => XenCsum::Validated,
-        _ if flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID)) => {
-            XenCsum::Validated
-        }
-        _ => XenCsum::Unknown,
+        Claim::Level(_) | Claim::Verified => XenCsum::Validated,
+        Claim::Unknown => XenCsum::Unknown,
     };
     let gso = match gso {
         None => None,

@@ -1,7 +1,8 @@
 //! From a checksum state to the virtio-net header handed to the peer (Linux
 //! `virtio_net_hdr_from_skb`).
 
-use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::state::CsumMeta;
+use crate::state::paravirt::peer::{Claim, claim, inet_only};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
 use super::to_meta::GsoKind;
@@ -80,19 +81,13 @@ impl VirtioNetHdr {
         peer: PeerFeatures,
     ) -> Result<VirtioNetHdr, BoundaryError> {
         let mut hdr = VirtioNetHdr::ZERO;
-        let flags = meta.flags();
-        match meta.state() {
-            CsumState::Partial {
+        match claim(&meta) {
+            Claim::Partial {
                 start,
                 offset,
                 kind,
             } => {
-                if kind == PartialKind::Crc32c {
-                    return Err(BoundaryError::forbidden(
-                        MetaField::State,
-                        Rule::Crc32cNotExpressible,
-                    ));
-                }
+                inet_only(kind)?;
                 let rel = start
                     .checked_sub(frame.base)
                     .ok_or(BoundaryError::forbidden(
@@ -106,18 +101,13 @@ impl VirtioNetHdr {
                 )?;
                 hdr.csum_offset = to_u16(MetaField::VirtioCsumOffset, offset)?;
             }
-            _ if flags.contains(CsumFlags::CSUM_BLANK) => {
+            Claim::BlankWithoutOffsets => {
                 return Err(BoundaryError::forbidden(
                     MetaField::State,
                     Rule::BlankWithoutOffsets,
                 ));
             }
-            CsumState::Unnecessary { .. } if peer.data_valid => {
-                hdr.flags = VirtioFlags::DATA_VALID;
-            }
-            _ if peer.data_valid
-                && flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID)) =>
-            {
+            Claim::Level(_) | Claim::Verified if peer.data_valid => {
                 hdr.flags = VirtioFlags::DATA_VALID;
             }
             _ => {}

@@ -2,13 +2,16 @@
 //! `virtio_net_hdr_to_skb`, plus the `DATA_VALID` handling of the virtio_net
 //! driver's receive path). Every field is checked against the packet.
 
-use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
+use crate::state::{CsumMeta, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net, Transport};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
 use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
+use crate::state::paravirt::peer::{
+    DataValidAs, blank_partial, data_valid_meta as data_valid_meta_as,
+};
 use crate::state::paravirt::setup::{
-    SeedCheck, SeedSkip, check_seed, check_udp_length, checksum_setup,
+    SeedCheck, SeedSkip, check_seed, check_udp_length, checksum_setup, transport_csum_field,
 };
 
 /// Linux `UDP_MAX_SEGMENTS` (`1 << 7` since 2024; it was 64 before).
@@ -206,40 +209,19 @@ pub struct Inbound {
     pub rsc: Option<RscInfo>,
 }
 
-fn partial_meta(start: usize, offset: usize) -> CsumMeta {
-    // A Partial from the peer is its own locally generated data: the field is
-    // blank (to be filled) and the data is as good as the peer made it.
-    CsumMeta::new(
-        CsumState::Partial {
-            start,
-            offset,
-            kind: PartialKind::Inet,
-        },
-        CsumFlags::CSUM_BLANK.union(CsumFlags::DATA_VALID),
-    )
-    .unwrap_or(CsumMeta::NONE)
-}
-
 fn data_valid_meta(policy: DataValidPolicy) -> Result<CsumMeta, BoundaryError> {
-    Ok(match policy {
-        DataValidPolicy::TrustAsUnnecessary => CsumMeta::new(
-            CsumState::Unnecessary {
-                level: CsumLevel::L0,
-            },
-            CsumFlags::DATA_VALID,
-        )
-        .unwrap_or(CsumMeta::NONE),
-        DataValidPolicy::TrustAsFlag => {
-            CsumMeta::new(CsumState::None, CsumFlags::DATA_VALID).unwrap_or(CsumMeta::NONE)
-        }
-        DataValidPolicy::Ignore => CsumMeta::NONE,
+    let how = match policy {
+        DataValidPolicy::TrustAsUnnecessary => DataValidAs::Level,
+        DataValidPolicy::TrustAsFlag => DataValidAs::Flag,
+        DataValidPolicy::Ignore => DataValidAs::Ignored,
         DataValidPolicy::Refuse => {
             return Err(BoundaryError::forbidden(
                 MetaField::VirtioFlags,
                 Rule::DataValidOnTransmit,
             ));
         }
-    })
+    };
+    Ok(data_valid_meta_as(how))
 }
 
 /// Checks `NEEDS_CSUM` offsets; returns the seed outcome.
@@ -286,17 +268,15 @@ fn check_partial(
             Rule::GsoOnFragment,
         ));
     }
-    let expected = match l.transport {
-        Transport::Tcp => 16,
-        Transport::Udp => 6,
-        Transport::Icmp | Transport::Icmpv6 => 2,
-        Transport::Sctp => {
+    let expected = match transport_csum_field(l.transport) {
+        Some((off, PartialKind::Inet)) => off,
+        Some((_, PartialKind::Crc32c)) => {
             return Err(BoundaryError::forbidden(
                 MetaField::VirtioCsumOffset,
                 Rule::SctpNeedsCrc32c,
             ));
         }
-        _ => return Ok(SeedCheck::Skipped(SeedSkip::UnknownTransport)),
+        None => return Ok(SeedCheck::Skipped(SeedSkip::UnknownTransport)),
     };
     if offset != expected {
         return Err(BoundaryError::mismatch(
@@ -478,7 +458,7 @@ impl VirtioNetHdr {
                     }
                     SeedPolicy::Trust => SeedCheck::Skipped(SeedSkip::PolicyTrust),
                 });
-                partial_meta(setup.start, setup.offset)
+                blank_partial(setup.start, setup.offset)
             } else if flags.contains(VirtioFlags::DATA_VALID) {
                 data_valid_meta(policy.data_valid)?
             } else {
@@ -488,7 +468,7 @@ impl VirtioNetHdr {
             let start = self.csum_start as usize;
             let offset = self.csum_offset as usize;
             seed = Some(check_partial(frame, &parsed, start, offset, policy.seed)?);
-            partial_meta(start, offset)
+            blank_partial(start, offset)
         } else if flags.contains(VirtioFlags::DATA_VALID) {
             data_valid_meta(policy.data_valid)?
         } else {
