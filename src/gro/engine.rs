@@ -157,6 +157,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     ) -> Verdict {
         self.stats.packets += 1;
         let eth = self.cfg.link == LinkType::Ethernet;
+        if eth
+            && self.cfg.kinds.contains(GroKinds::TCP4)
+            && let Some(v) = self.fast_tcp4(frame, id, &meta, now, sink)
+        {
+            return v;
+        }
         let mut fast = None;
         if eth && self.cfg.kinds.contains(GroKinds::TCP4) {
             fast = parse::fast_tcp4(frame);
@@ -184,49 +190,42 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.flush_flow(hash, frame, &p, reason, sink);
             return self.pass(reason, meta);
         }
-        // Checksums, outermost first (before any flow work, as Linux).
-        let mut cb = Cb::new(&meta, frame, p.ips[0].off as usize, p.end as usize);
-        let checked = self.check_csums(frame, &p, &mut cb);
-        self.stats.sw_bytes += cb.sw_bytes as u64;
-        if cb.fault {
-            self.stats.csum_faults += 1;
-        }
-        if let Err(reason) = checked {
-            self.flush_flow(hash, frame, &p, reason, sink);
-            return self.pass(reason, meta);
-        }
+        // Checksums, outermost first (before any flow work, as Linux). Plain
+        // TCP with `Unnecessary` needs no control block: the one checksum is
+        // covered, nothing is summed, and the state needs no upgrade.
+        let verified = if p.encap == Encap::None
+            && p.l4kind == L4::Tcp
+            && matches!(meta.state(), CsumState::Unnecessary { .. })
+        {
+            1
+        } else {
+            let mut cb = Cb::new(&meta, frame, p.ips[0].off as usize, p.end as usize);
+            let checked = self.check_csums(frame, &p, &mut cb);
+            self.stats.sw_bytes += cb.sw_bytes as u64;
+            if cb.fault {
+                self.stats.csum_faults += 1;
+            }
+            if let Err(reason) = checked {
+                self.flush_flow(hash, frame, &p, reason, sink);
+                return self.pass(reason, meta);
+            }
+            cb.verified
+        };
         let flags = match p.l4kind {
             L4::Tcp => byte(frame, p.l4 as usize + 13).unwrap_or(0),
             L4::Udp => 0,
         };
         let len = p.payload_len();
         if let Some(slot) = self.lookup(hash, frame, &p) {
-            match flow::can_merge(&self.flows[slot as usize], frame, &p, self.cfg.size_limit()) {
+            let s = &self.flows[slot as usize];
+            let max = self.cfg.size_limit();
+            let merge = match flow::can_merge_tcp4_fast(s, frame, &p, max) {
+                Some(plan) => Ok(plan),
+                None => flow::can_merge(s, frame, &p, max),
+            };
+            match merge {
                 Ok(plan) => {
-                    let limit = self.cfg.seg_limit();
-                    let f = &mut self.flows[slot as usize];
-                    let _ = f.segs.push(Segment {
-                        id,
-                        start: p.payload,
-                        len: len as u16,
-                    });
-                    f.payload += len;
-                    f.ip_len += len;
-                    f.id_mode = plan.id_mode;
-                    f.fin_psh |= plan.fin_psh;
-                    self.stats.merged += 1;
-                    let done = if let Some(r) = final_flag(flags) {
-                        Some(r)
-                    } else if len < f.mss as u32 {
-                        Some(FlushReason::ShortSegment)
-                    } else if f.segs.len() >= limit as usize {
-                        Some(FlushReason::TooManySegs)
-                    } else {
-                        None
-                    };
-                    if let Some(r) = done {
-                        self.flush_slot(slot, r, sink);
-                    }
+                    self.commit_merge(slot, id, p.payload, len, plan, flags, sink);
                     return Verdict::Held(Held::Merged);
                 }
                 Err(reason) => self.flush_slot(slot, reason, sink),
@@ -234,18 +233,134 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         // A new flow, unless this packet must go up alone.
         if len == 0 {
-            return self.pass(FlushReason::PureAck, self.upgraded(meta, &cb));
+            return self.pass(FlushReason::PureAck, self.upgraded(meta, verified));
         }
         if let Some(r) = final_flag(flags) {
-            return self.pass(r, self.upgraded(meta, &cb));
+            return self.pass(r, self.upgraded(meta, verified));
         }
         if self.cfg.seg_limit() <= 1 {
-            return self.pass(FlushReason::TooManySegs, self.upgraded(meta, &cb));
+            return self.pass(FlushReason::TooManySegs, self.upgraded(meta, verified));
         }
-        let meta = self.upgraded(meta, &cb);
+        let meta = self.upgraded(meta, verified);
         self.insert(hash, frame, &p, id, meta, now, sink);
         self.stats.new_flows += 1;
         Verdict::Held(Held::NewFlow)
+    }
+
+    /// The common frame (Ethernet + IPv4 without options + TCP, see
+    /// [`parse::fast_tcp4_payload`]) with `Unnecessary` or `None` in one pass of
+    /// fixed-offset loads: a merge into its held flow or a new flow. Returns
+    /// `None` with nothing changed whenever the outcome is anything else (a
+    /// flush reason, a bad checksum, a pure ACK, a final flag), so the
+    /// general path decides those and names the reason: the verdicts and
+    /// descriptors are the general path's.
+    #[inline(always)]
+    fn fast_tcp4<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: &CsumMeta,
+        now: u64,
+        sink: &mut S,
+    ) -> Option<Verdict> {
+        let payload = parse::fast_tcp4_payload(frame)?;
+        let end = frame.len();
+        let len = (end - payload) as u32;
+        let sw_bytes = match meta.state() {
+            CsumState::Unnecessary { .. } => 0,
+            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => {
+                let ip = parse::Ip {
+                    off: 14,
+                    next: 34,
+                    v6: false,
+                };
+                let ps = parse::pseudo(frame, ip, ipproto::TCP, (end - 34) as u32);
+                let data = frame.get(34..)?;
+                if !crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO))).is_zero() {
+                    return None;
+                }
+                data.len() as u64
+            }
+            _ => return None,
+        };
+        let hash = flow::hash_tcp4(frame);
+        let flags = byte(frame, 47)?;
+        if let Some(slot) = self.lookup_tcp4(hash, frame) {
+            let s = self.flows.get(slot as usize)?;
+            let plan = flow::merge_tcp4_fixed(s, frame, payload, len, self.cfg.size_limit())?;
+            self.stats.sw_bytes += sw_bytes;
+            self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
+            return Some(Verdict::Held(Held::Merged));
+        }
+        if len == 0 || final_flag(flags).is_some() || self.cfg.seg_limit() <= 1 {
+            return None;
+        }
+        self.stats.sw_bytes += sw_bytes;
+        let verified = 1;
+        let meta = self.upgraded(meta.clone(), verified);
+        let p = parse::tcp4_parsed(payload, end);
+        self.insert(hash, frame, &p, id, meta, now, sink);
+        self.stats.new_flows += 1;
+        Some(Verdict::Held(Held::NewFlow))
+    }
+
+    /// The flow of a fast-path frame: only flows of the same fixed layout can
+    /// match it (a held IPv4 flow at offset 14 never has options: those pass
+    /// up), so this finds what [`Self::lookup`] finds.
+    #[inline(always)]
+    fn lookup_tcp4(&self, hash: u32, f: &[u8]) -> Option<u16> {
+        let b: &[u8; 38] = f.get(..38)?.try_into().ok()?;
+        let mut i = *self.buckets.get(Self::bucket(hash))?;
+        while i != NIL {
+            let s = self.flows.get(i as usize)?;
+            if s.hash == hash && s.tcp4 && flow::same_tcp4(&s.hdr, b) {
+                return Some(i);
+            }
+            i = s.next;
+        }
+        None
+    }
+
+    /// Appends a segment to held flow `slot` and flushes it when this segment
+    /// ends it (final flag, short segment, segment limit).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn commit_merge<S: FnMut(&SuperPacket)>(
+        &mut self,
+        slot: u16,
+        id: u32,
+        start: u16,
+        len: u32,
+        plan: flow::MergePlan,
+        flags: u8,
+        sink: &mut S,
+    ) {
+        let limit = self.cfg.seg_limit();
+        let Some(f) = self.flows.get_mut(slot as usize) else {
+            return;
+        };
+        let _ = f.segs.push(Segment {
+            id,
+            start,
+            len: len as u16,
+        });
+        f.payload += len;
+        f.ip_len += len;
+        f.id_mode = plan.id_mode;
+        f.fin_psh |= plan.fin_psh;
+        self.stats.merged += 1;
+        let done = if let Some(r) = final_flag(flags) {
+            Some(r)
+        } else if len < f.mss as u32 {
+            Some(FlushReason::ShortSegment)
+        } else if f.segs.len() >= limit as usize {
+            Some(FlushReason::TooManySegs)
+        } else {
+            None
+        };
+        if let Some(r) = done {
+            self.flush_slot(slot, r, sink);
+        }
     }
 
     fn pass(&mut self, reason: FlushReason, meta: CsumMeta) -> Verdict {
@@ -256,9 +371,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// The metadata a packet leaves with alone: `None` upgraded to
     /// `Unnecessary` covering the checksums this pass verified
     /// (`__skb_incr_checksum_unnecessary` from `skb_gro_incr_csum_unnecessary`).
-    fn upgraded(&self, meta: CsumMeta, cb: &Cb) -> CsumMeta {
-        if meta.state() == CsumState::None && cb.verified > 0 {
-            let level = CsumLevel::new(cb.verified.min(4) - 1).unwrap_or(CsumLevel::L0);
+    fn upgraded(&self, meta: CsumMeta, verified: u8) -> CsumMeta {
+        if meta.state() == CsumState::None && verified > 0 {
+            let level = CsumLevel::new(verified.min(4) - 1).unwrap_or(CsumLevel::L0);
             CsumMeta::new(CsumState::Unnecessary { level }, meta.flags()).unwrap_or(meta)
         } else {
             meta
@@ -392,6 +507,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             dst.copy_from_slice(src);
         }
         s.p = *p;
+        s.tcp4 = flow::is_tcp4_layout(p);
         s.segs.clear();
         let len = p.payload_len();
         let _ = s.segs.push(Segment {

@@ -47,8 +47,7 @@ pub(crate) fn hash(f: &[u8], p: &Parsed) -> u32 {
             h ^= (be32(f, p.enc_off as usize).unwrap_or(0) as u64) << 3;
         }
     }
-    let m = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (m >> 32) as u32 ^ m as u32
+    mix(h)
 }
 
 /// Identity of one IP header: version, addresses, protocol / flow label.
@@ -212,7 +211,7 @@ fn hdr20(b: &[u8], at: usize) -> Option<&[u8; 20]> {
 }
 
 /// The merge-time facts decided for one segment (committed only on merge).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct MergePlan {
     pub id_mode: [IdMode; 2],
     pub fin_psh: u8,
@@ -363,6 +362,106 @@ pub(crate) fn can_merge(
         return Err(FlushReason::Oversize);
     }
     Ok(plan)
+}
+
+/// The merge test for the common layout, as fixed-offset loads: Ethernet +
+/// IPv4 without options + TCP at offset 34 in both the held header and the
+/// frame, with the same TCP header length. `Some(plan)` exactly when
+/// [`can_merge`] would return `Ok(plan)`; `None` means "ask [`can_merge`]",
+/// which names the reason (Linux `tcp_gro_receive`'s word compares:
+/// `flush |= *(u32 *)&th->... ^ *(u32 *)&th2->...`).
+#[inline(always)]
+pub(crate) fn can_merge_tcp4_fast(
+    s: &SuperPacket,
+    f: &[u8],
+    p: &Parsed,
+    max_size: u32,
+) -> Option<MergePlan> {
+    if !is_tcp4_layout(p) {
+        return None;
+    }
+    merge_tcp4_fixed(s, f, p.payload as usize, p.payload_len(), max_size)
+}
+
+/// [`can_merge_tcp4_fast`] for a frame already known to have the fixed layout
+/// with its payload at `payload` and `len` payload bytes.
+#[inline(always)]
+pub(crate) fn merge_tcp4_fixed(
+    s: &SuperPacket,
+    f: &[u8],
+    payload: usize,
+    len: u32,
+    max_size: u32,
+) -> Option<MergePlan> {
+    if !(s.tcp4 && s.p.payload as usize == payload) {
+        return None;
+    }
+    let a: &[u8; 54] = s.hdr.get(..54)?.try_into().ok()?;
+    let b: &[u8; 54] = f.get(..54)?.try_into().ok()?;
+    if len == 0 || len > s.mss as u32 || s.ip_len + len > max_size {
+        return None;
+    }
+    // IP: TOS, DF and TTL equal (ID by arithmetic below).
+    if a[15] != b[15] || (a[20] ^ b[20]) & 0x40 != 0 || a[22] != b[22] {
+        return None;
+    }
+    // TCP: ack, flag word (data offset, reserved, flags but FIN/PSH, window).
+    let ta = u64::from_be_bytes([a[42], a[43], a[44], a[45], a[46], a[47], a[48], a[49]]);
+    let tb = u64::from_be_bytes([b[42], b[43], b[44], b[45], b[46], b[47], b[48], b[49]]);
+    if (ta ^ tb) & !(((TCP_FIN | TCP_PSH) as u64) << 16) != 0 {
+        return None;
+    }
+    let thlen = payload - 34;
+    if thlen > 20 && !eq_at(&s.hdr, 54, f, 54, thlen - 20) {
+        return None;
+    }
+    let count = s.segs.len() as u16;
+    let delta = u16::from_be_bytes([b[18], b[19]]).wrapping_sub(s.ids[0]);
+    let mode = match s.id_mode[0] {
+        IdMode::Undecided if delta == 0 && count == 1 => IdMode::Fixed,
+        IdMode::Undecided | IdMode::Incrementing if delta == count => IdMode::Incrementing,
+        IdMode::Fixed if delta == 0 => IdMode::Fixed,
+        _ => return None,
+    };
+    let seq = u32::from_be_bytes([b[38], b[39], b[40], b[41]]);
+    if s.seq.wrapping_add(s.payload) != seq {
+        return None;
+    }
+    Some(MergePlan {
+        id_mode: [mode, s.id_mode[1]],
+        fin_psh: b[47] & (TCP_FIN | TCP_PSH),
+    })
+}
+
+/// Flow identity of two fixed-layout headers (`same_flow` for Ethernet +
+/// IPv4 without options + TCP): MACs and EtherType, protocol, addresses, ports.
+#[inline(always)]
+pub(crate) fn same_tcp4(a: &[u8; super::config::MAX_HEADER], b: &[u8; 38]) -> bool {
+    let x = |o: usize| load8(a, o) ^ load8(b, o);
+    (x(0) | x(6) | x(26)) == 0 && a[23] == b[23] && load4(a, 34) == load4(b, 34)
+}
+
+/// [`hash`] of a fixed-layout frame (same value).
+#[inline(always)]
+pub(crate) fn hash_tcp4(f: &[u8]) -> u32 {
+    mix(word(f, 26) ^ ((be32(f, 34).unwrap_or(0) as u64) << 21))
+}
+
+#[inline(always)]
+fn mix(h: u64) -> u32 {
+    let m = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (m >> 32) as u32 ^ m as u32
+}
+
+/// Ethernet (no VLAN) + IPv4 without options + TCP: the fixed-offset layout.
+#[inline(always)]
+pub(crate) fn is_tcp4_layout(p: &Parsed) -> bool {
+    p.n == 1
+        && p.l4 == 34
+        && p.ips[0].off == 14
+        && !p.ips[0].v6
+        && p.encap == Encap::None
+        && p.l4kind == L4::Tcp
 }
 
 /// Flags that end a super-packet or keep a first segment from being held

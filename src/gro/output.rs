@@ -167,6 +167,8 @@ pub struct SuperPacket {
     pub(crate) gso: GsoType,
     pub(crate) born: u64,
     pub(crate) hash: u32,
+    /// The flow has the fixed Ethernet + IPv4 (no options) + TCP layout.
+    pub(crate) tcp4: bool,
     pub(crate) next: u16,
     pub(crate) older: u16,
     pub(crate) newer: u16,
@@ -204,6 +206,7 @@ impl SuperPacket {
         gso: GsoType::empty(),
         born: 0,
         hash: 0,
+        tcp4: false,
         next: u16::MAX,
         older: u16::MAX,
         newer: u16::MAX,
