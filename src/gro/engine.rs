@@ -51,6 +51,10 @@ pub struct Gro<const FLOWS: usize> {
     newest: u16,
     held: usize,
     stats: GroStats,
+    /// Tests switch the fixed-offset fast path off to compare it with the
+    /// general path.
+    #[cfg(test)]
+    pub(crate) fast_off: bool,
 }
 
 impl<const FLOWS: usize> Gro<FLOWS> {
@@ -70,6 +74,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             newest: NIL,
             held: 0,
             stats: GroStats::default(),
+            #[cfg(test)]
+            fast_off: false,
         };
         // Free list threaded through `next`.
         for i in 0..FLOWS {
@@ -159,6 +165,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let eth = self.cfg.link == LinkType::Ethernet;
         if eth
             && self.cfg.kinds.contains(GroKinds::TCP4)
+            && self.fast_on()
             && let Some(v) = self.fast_tcp4(frame, id, &meta, now, sink)
         {
             return v;
@@ -219,7 +226,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if let Some(slot) = self.lookup(hash, frame, &p) {
             let s = &self.flows[slot as usize];
             let max = self.cfg.size_limit();
-            let merge = match flow::can_merge_tcp4_fast(s, frame, &p, max) {
+            let fast = if self.fast_on() {
+                flow::can_merge_tcp4_fast(s, frame, &p, max)
+            } else {
+                None
+            };
+            let merge = match fast {
                 Some(plan) => Ok(plan),
                 None => flow::can_merge(s, frame, &p, max),
             };
@@ -360,6 +372,19 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         };
         if let Some(r) = done {
             self.flush_slot(slot, r, sink);
+        }
+    }
+
+    /// The fixed-offset fast path is on (always, outside tests).
+    #[inline(always)]
+    fn fast_on(&self) -> bool {
+        #[cfg(test)]
+        {
+            !self.fast_off
+        }
+        #[cfg(not(test))]
+        {
+            true
         }
     }
 
