@@ -37,6 +37,7 @@ struct Spec {
     flags: u8,
     mutate: u8,
     state: u8,
+    vx: bool,
 }
 
 fn spec() -> impl Strategy<Value = Spec> {
@@ -49,11 +50,13 @@ fn spec() -> impl Strategy<Value = Spec> {
             0x10u8, 0x10, 0x10, 0x10, 0x10, 0x18, 0x11, 0x12, 0x14, 0x30, 0x90, 0x50
         ]),
         prop::sample::select(std::vec![
-            0u8, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
+            0u8, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+            18, 19
         ]),
-        0u8..3,
+        0u8..4,
+        prop::bool::ANY,
     )
-        .prop_map(|(flow, gap, id_mode, len, flags, mutate, state)| Spec {
+        .prop_map(|(flow, gap, id_mode, len, flags, mutate, state, vx)| Spec {
             flow,
             gap,
             id_mode,
@@ -61,6 +64,7 @@ fn spec() -> impl Strategy<Value = Spec> {
             flags,
             mutate,
             state,
+            vx,
         })
 }
 
@@ -145,16 +149,53 @@ fn frame(s: Spec, st: &mut FlowState, salt: u8) -> (Vec<u8>, CsumMeta) {
     }
     st.seq = seq.wrapping_add(len as u32);
     st.id = st.id.wrapping_add(1);
+    let (f, l3) = if s.vx { vxlan(s, &f, id) } else { (f, l3) };
     let meta = match s.state {
         0 => CsumMeta::from_state(CsumState::Unnecessary {
             level: CsumLevel::L0,
         }),
         1 => CsumMeta::NONE,
+        3 => CsumMeta::from_state(CsumState::Unnecessary {
+            level: CsumLevel::L1,
+        }),
         _ => CsumMeta::from_state(CsumState::Complete {
             csum: csum::partial(&f[l3..], Wsum::ZERO),
         }),
     };
     (f, meta)
+}
+
+/// `inner` inside Ethernet / IPv4 / UDP 4789 / VXLAN (outer UDP checksum
+/// zero unless mutated); returns the frame and its outer IP offset.
+fn vxlan(s: Spec, inner: &[u8], id: u16) -> (Vec<u8>, usize) {
+    let mut body = std::vec![0u8; 16];
+    body[0..2].copy_from_slice(&(50000u16 + s.flow as u16).to_be_bytes());
+    body[2..4].copy_from_slice(&4789u16.to_be_bytes());
+    body[4..6].copy_from_slice(&((16 + inner.len()) as u16).to_be_bytes());
+    body[8] = 0x08;
+    let vni: u32 = if s.mutate == 18 { 43 } else { 42 };
+    body[12..16].copy_from_slice(&(vni << 8).to_be_bytes());
+    body.extend_from_slice(inner);
+    let mut ip = std::vec![0u8; 20];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&((20 + body.len()) as u16).to_be_bytes());
+    ip[4..6].copy_from_slice(&id.wrapping_add(7).to_be_bytes());
+    ip[6] = 0x40;
+    ip[8] = if s.mutate == 19 { 9 } else { 64 };
+    ip[9] = 17;
+    ip[12..16].copy_from_slice(&[192, 168, 0, 1]);
+    ip[16..20].copy_from_slice(&[192, 168, 0, 2]);
+    if s.mutate == 17 {
+        let ps = sum16(&ip[12..20]) + 17 + body.len() as u32;
+        let c = fold(ps + sum16(&body));
+        body[6..8].copy_from_slice(&c.to_be_bytes());
+    }
+    let c = fold(sum16(&ip));
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let mut f = std::vec![2, 0, 0, 0, 0, 3, 2, 0, 0, 0, 0, 4, 8, 0];
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&body);
+    (f, 14)
 }
 
 /// What leaves the engine, comparably.
@@ -186,10 +227,19 @@ fn record(out: &mut Vec<Out>, sp: &SuperPacket) {
     });
 }
 
-fn run(specs: &[Spec], sw: bool, max_segs: u16, fast_off: bool) -> (Vec<Out>, std::string::String) {
+fn run(
+    specs: &[Spec],
+    sw: bool,
+    max_segs: u16,
+    strict: bool,
+    fast_off: bool,
+) -> (Vec<Out>, std::string::String) {
     let mut cfg = GroConfig::new();
     cfg.max_segs = max_segs;
     cfg.flush_age_ticks = 3;
+    if strict {
+        cfg.tunnel_policy = super::TunnelPolicy::Strict;
+    }
     if !sw {
         cfg.software_verify = SoftwareVerify::Off;
     }
@@ -219,9 +269,10 @@ proptest! {
         specs in prop::collection::vec(spec(), 1..80),
         sw in prop::bool::weighted(0.8),
         max_segs in prop::sample::select(std::vec![64u16, 64, 5, 1]),
+        strict in prop::bool::weighted(0.2),
     ) {
-        let fast = run(&specs, sw, max_segs, false);
-        let general = run(&specs, sw, max_segs, true);
+        let fast = run(&specs, sw, max_segs, strict, false);
+        let general = run(&specs, sw, max_segs, strict, true);
         prop_assert_eq!(fast, general);
     }
 }
@@ -238,14 +289,15 @@ fn plain_stream_merges() {
             len: 1448,
             flags: 0x10,
             mutate: 0,
-            state: i % 3,
+            state: i % 4,
+            vx: i % 2 == 1,
         })
         .collect();
-    let (out, _) = run(&specs, true, 64, false);
+    let (out, _) = run(&specs, true, 64, false, false);
     let merged = out
         .iter()
         .filter(|o| matches!(o, Out::Super { segs, .. } if segs.len() > 1))
         .count();
     assert!(merged >= 2, "{out:?}");
-    assert_eq!(out, run(&specs, true, 64, true).0);
+    assert_eq!(out, run(&specs, true, 64, false, true).0);
 }

@@ -169,6 +169,8 @@ pub struct SuperPacket {
     pub(crate) hash: u32,
     /// The flow has the fixed Ethernet + IPv4 (no options) + TCP layout.
     pub(crate) tcp4: bool,
+    /// The flow has the fixed IPv4 / VXLAN / IPv4 / TCP layout.
+    pub(crate) vx4: bool,
     pub(crate) next: u16,
     pub(crate) older: u16,
     pub(crate) newer: u16,
@@ -207,6 +209,7 @@ impl SuperPacket {
         born: 0,
         hash: 0,
         tcp4: false,
+        vx4: false,
         next: u16::MAX,
         older: u16::MAX,
         newer: u16::MAX,
