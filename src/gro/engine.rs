@@ -2,7 +2,7 @@
 //! (Linux `dev_gro_receive`, `napi_gro_complete`, `napi_gro_flush`).
 
 use super::cb::{Cb, Refusal};
-use super::config::{GroConfig, GroKinds, SoftwareVerify, TunnelPolicy};
+use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
 use super::flow::{self, final_flag};
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
@@ -51,6 +51,10 @@ pub struct Gro<const FLOWS: usize> {
     newest: u16,
     held: usize,
     stats: GroStats,
+    /// `cfg.size_limit()`, computed once (the limits never change after `new`).
+    size_limit: u32,
+    /// `cfg.seg_limit()`, computed once.
+    seg_limit: u16,
     /// Tests switch the fixed-offset fast path off to compare it with the
     /// general path.
     #[cfg(test)]
@@ -74,6 +78,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             newest: NIL,
             held: 0,
             stats: GroStats::default(),
+            size_limit: cfg.size_limit(),
+            seg_limit: cfg.seg_limit(),
             #[cfg(test)]
             fast_off: false,
         };
@@ -234,7 +240,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let len = p.payload_len();
         if let Some(slot) = self.lookup(hash, frame, &p) {
             let s = &self.flows[slot as usize];
-            let max = self.cfg.size_limit();
+            let max = self.size_limit;
             let fast = if self.fast_on() {
                 flow::can_merge_tcp4_fast(s, frame, &p, max)
             } else {
@@ -259,11 +265,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if let Some(r) = final_flag(flags) {
             return self.pass(r, self.upgraded(meta, verified));
         }
-        if self.cfg.seg_limit() <= 1 {
+        if self.seg_limit <= 1 {
             return self.pass(FlushReason::TooManySegs, self.upgraded(meta, verified));
         }
         let meta = self.upgraded(meta, verified);
-        self.insert(hash, frame, &p, id, meta, now, sink);
+        let layout = (flow::is_tcp4_layout(&p), flow::is_vxlan4_layout(&p));
+        self.insert(hash, frame, &p, layout, id, meta, now, sink);
         self.stats.new_flows += 1;
         Verdict::Held(Held::NewFlow)
     }
@@ -308,19 +315,19 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let flags = byte(frame, 47)?;
         if let Some(slot) = self.lookup_tcp4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
-            let plan = flow::merge_tcp4_fixed(s, frame, payload, len, self.cfg.size_limit())?;
+            let plan = flow::merge_tcp4_fixed(s, frame, payload, len, self.size_limit)?;
             self.stats.sw_bytes += sw_bytes;
             self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
             return Some(Verdict::Held(Held::Merged));
         }
-        if len == 0 || final_flag(flags).is_some() || self.cfg.seg_limit() <= 1 {
+        if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
             return None;
         }
         self.stats.sw_bytes += sw_bytes;
         let verified = 1;
         let meta = self.upgraded(meta.clone(), verified);
         let p = parse::tcp4_parsed(payload, end);
-        self.insert(hash, frame, &p, id, meta, now, sink);
+        self.insert(hash, frame, &p, (true, false), id, meta, now, sink);
         self.stats.new_flows += 1;
         Some(Verdict::Held(Held::NewFlow))
     }
@@ -363,17 +370,17 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let flags = byte(frame, 97)?;
         if let Some(slot) = self.lookup_vxlan4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
-            let plan = flow::merge_vxlan4_fixed(s, frame, &p, self.cfg.size_limit())?;
+            let plan = flow::merge_vxlan4_fixed(s, frame, &p, self.size_limit)?;
             self.stats.sw_bytes += sw_bytes;
             self.commit_merge(slot, id, p.payload, len, plan, flags, sink);
             return Some(Verdict::Held(Held::Merged));
         }
-        if len == 0 || final_flag(flags).is_some() || self.cfg.seg_limit() <= 1 {
+        if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
             return None;
         }
         self.stats.sw_bytes += sw_bytes;
         let meta = self.upgraded(meta.clone(), verified);
-        self.insert(hash, frame, &p, id, meta, now, sink);
+        self.insert(hash, frame, &p, (false, true), id, meta, now, sink);
         self.stats.new_flows += 1;
         Some(Verdict::Held(Held::NewFlow))
     }
@@ -425,7 +432,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         flags: u8,
         sink: &mut S,
     ) {
-        let limit = self.cfg.seg_limit();
+        let limit = self.seg_limit;
         let Some(f) = self.flows.get_mut(slot as usize) else {
             return;
         };
@@ -591,6 +598,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         hash: u32,
         f: &[u8],
         p: &Parsed,
+        (tcp4, vx4): (bool, bool),
         id: u32,
         meta: CsumMeta,
         now: u64,
@@ -601,17 +609,18 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.flush_slot(victim, FlushReason::TableFull, sink);
         }
         let slot = self.free;
+        // With the fast path off (tests only) no flow is marked fixed-layout,
+        // so none of the fixed-offset code runs.
+        let (tcp4, vx4) = (tcp4 && self.fast_on(), vx4 && self.fast_on());
         let Some(s) = self.flows.get_mut(slot as usize) else {
             return;
         };
         self.free = s.next;
         let hl = p.payload as usize;
-        if let (Some(dst), Some(src)) = (s.hdr.get_mut(..hl), f.get(..hl)) {
-            dst.copy_from_slice(src);
-        }
+        copy_header(&mut s.hdr, f, hl);
         s.p = *p;
-        s.tcp4 = flow::is_tcp4_layout(p);
-        s.vx4 = flow::is_vxlan4_layout(p);
+        s.tcp4 = tcp4;
+        s.vx4 = vx4;
         s.segs.clear();
         let len = p.payload_len();
         let _ = s.segs.push(Segment {
@@ -626,14 +635,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             L4::Tcp => be32(f, p.l4 as usize + 4).unwrap_or(0),
             L4::Udp => 0,
         };
-        for i in 0..2 {
-            s.ids[i] = if i < p.n as usize && !p.ips[i].v6 {
-                be16(f, p.ips[i].off as usize + 4).unwrap_or(0)
-            } else {
-                0
-            };
-            s.id_mode[i] = IdMode::Undecided;
-        }
+        let id_at = |i: usize| match p.ips.get(i) {
+            Some(ip) if i < p.n as usize && !ip.v6 => be16(f, ip.off as usize + 4).unwrap_or(0),
+            _ => 0,
+        };
+        s.ids = [id_at(0), id_at(1)];
+        s.id_mode = [IdMode::Undecided; 2];
         s.fin_psh = 0;
         s.first_state = meta.state();
         s.first_flags = meta.flags();
@@ -698,5 +705,32 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.used[si] = false;
         self.held -= 1;
         self.stats.flushed += 1;
+    }
+}
+
+/// Copies the first `hl` bytes of `src` (a header) into `dst` with at most two
+/// fixed-size overlapping copies for the common lengths (no `memcpy` call).
+#[inline(always)]
+fn copy_header(dst: &mut [u8; MAX_HEADER], src: &[u8], hl: usize) {
+    fn pair<const N: usize>(dst: &mut [u8], src: &[u8], hl: usize) {
+        if let (Some(d), Some(s)) = (dst.get_mut(..N), src.get(..N)) {
+            d.copy_from_slice(s);
+        }
+        let tail = hl - N;
+        if let (Some(d), Some(s)) = (dst.get_mut(tail..hl), src.get(tail..hl)) {
+            d.copy_from_slice(s);
+        }
+    }
+    if src.len() < hl {
+        return;
+    }
+    match hl {
+        64..=128 => pair::<64>(dst, src, hl),
+        32..=63 => pair::<32>(dst, src, hl),
+        _ => {
+            if let (Some(d), Some(s)) = (dst.get_mut(..hl), src.get(..hl)) {
+                d.copy_from_slice(s);
+            }
+        }
     }
 }

@@ -152,7 +152,7 @@ fn first(defect: &mut Option<FlushReason>, r: FlushReason) {
 
 /// The IPv4 header checksum over `hdr` (`ip_fast_csum`: 0 when valid);
 /// 20-byte headers take an unrolled path.
-#[inline]
+#[inline(always)]
 pub(crate) fn ipv4_sum(hdr: &[u8]) -> Sum16 {
     if let Ok(h) = <&[u8; 20]>::try_from(hdr) {
         let mut s: u64 = 0;
@@ -168,7 +168,7 @@ pub(crate) fn ipv4_sum(hdr: &[u8]) -> Sum16 {
 }
 
 /// True when an IPv4 header's checksum verifies.
-#[inline]
+#[inline(always)]
 pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
     ipv4_sum(hdr).is_zero()
 }
