@@ -185,6 +185,21 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 return v;
             }
         }
+        self.receive_general(frame, id, meta, now, sink)
+    }
+
+    /// Everything the fast paths leave: the general walk and rules (kept out
+    /// of line so the fast paths stay small).
+    #[inline(never)]
+    fn receive_general<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: CsumMeta,
+        now: u64,
+        sink: &mut S,
+    ) -> Verdict {
+        let eth = self.cfg.link == LinkType::Ethernet;
         let mut fast = None;
         if eth && self.cfg.kinds.contains(GroKinds::TCP4) {
             fast = parse::fast_tcp4(frame);
