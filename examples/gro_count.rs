@@ -1,6 +1,7 @@
 //! Runs one GRO bench case for a given number of bursts (for callgrind
 //! instruction counts: run twice with different counts and take the difference).
-//! Usage: gro_count tcp4|vxlan FLOWS unnecessary|none BURSTS
+//! Usage: gro_count tcp4|vxlan FLOWS unnecessary|none BURSTS (same frames as
+//! benches/gro.rs; env NB = distinct bursts, default 64, 1 = frames cache-hot).
 use std::hint::black_box;
 
 use netoffload::gro::{Gro, GroConfig, SuperPacket};
@@ -86,7 +87,11 @@ fn bursts(flows: u32, make: fn(u32, u32, u16) -> Vec<u8>) -> Vec<Vec<Vec<u8>>> {
     let mut seq = vec![1000u32; flows as usize];
     let mut id = vec![1u16; flows as usize];
     let mut k = 0u32;
-    (0..64)
+    let nb: usize = std::env::var("NB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    (0..nb)
         .map(|_| {
             (0..BURST)
                 .map(|_| {
