@@ -2,7 +2,7 @@
 //! (Linux `dev_gro_receive`, `napi_gro_complete`, `napi_gro_flush`).
 
 use super::cb::{Cb, Refusal};
-use super::config::{GroConfig, GroKinds, SoftwareVerify, TunnelPolicy};
+use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
 use super::flow::{self, final_flag};
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
@@ -51,6 +51,14 @@ pub struct Gro<const FLOWS: usize> {
     newest: u16,
     held: usize,
     stats: GroStats,
+    /// `cfg.size_limit()`, computed once (the limits never change after `new`).
+    size_limit: u32,
+    /// `cfg.seg_limit()`, computed once.
+    seg_limit: u16,
+    /// Tests switch the fixed-offset fast path off to compare it with the
+    /// general path.
+    #[cfg(test)]
+    pub(crate) fast_off: bool,
 }
 
 impl<const FLOWS: usize> Gro<FLOWS> {
@@ -70,6 +78,10 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             newest: NIL,
             held: 0,
             stats: GroStats::default(),
+            size_limit: cfg.size_limit(),
+            seg_limit: cfg.seg_limit(),
+            #[cfg(test)]
+            fast_off: false,
         };
         // Free list threaded through `next`.
         for i in 0..FLOWS {
@@ -157,6 +169,37 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     ) -> Verdict {
         self.stats.packets += 1;
         let eth = self.cfg.link == LinkType::Ethernet;
+        if eth && self.fast_on() {
+            let v = if self.cfg.kinds.contains(GroKinds::TCP4) {
+                self.fast_tcp4(frame, id, &meta, now, sink)
+            } else {
+                None
+            };
+            let v = match v {
+                None if self.cfg.kinds.contains(GroKinds::TUNNEL) => {
+                    self.fast_vxlan4(frame, id, &meta, now, sink)
+                }
+                v => v,
+            };
+            if let Some(v) = v {
+                return v;
+            }
+        }
+        self.receive_general(frame, id, meta, now, sink)
+    }
+
+    /// Everything the fast paths leave: the general walk and rules (kept out
+    /// of line so the fast paths stay small).
+    #[inline(never)]
+    fn receive_general<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: CsumMeta,
+        now: u64,
+        sink: &mut S,
+    ) -> Verdict {
+        let eth = self.cfg.link == LinkType::Ethernet;
         let mut fast = None;
         if eth && self.cfg.kinds.contains(GroKinds::TCP4) {
             fast = parse::fast_tcp4(frame);
@@ -184,49 +227,47 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.flush_flow(hash, frame, &p, reason, sink);
             return self.pass(reason, meta);
         }
-        // Checksums, outermost first (before any flow work, as Linux).
-        let mut cb = Cb::new(&meta, frame, p.ips[0].off as usize, p.end as usize);
-        let checked = self.check_csums(frame, &p, &mut cb);
-        self.stats.sw_bytes += cb.sw_bytes as u64;
-        if cb.fault {
-            self.stats.csum_faults += 1;
-        }
-        if let Err(reason) = checked {
-            self.flush_flow(hash, frame, &p, reason, sink);
-            return self.pass(reason, meta);
-        }
+        // Checksums, outermost first (before any flow work, as Linux). Plain
+        // TCP with `Unnecessary` needs no control block: the one checksum is
+        // covered, nothing is summed, and the state needs no upgrade.
+        let verified = if p.encap == Encap::None
+            && p.l4kind == L4::Tcp
+            && matches!(meta.state(), CsumState::Unnecessary { .. })
+        {
+            1
+        } else {
+            let mut cb = Cb::new(&meta, frame, p.ips[0].off as usize, p.end as usize);
+            let checked = self.check_csums(frame, &p, &mut cb);
+            self.stats.sw_bytes += cb.sw_bytes as u64;
+            if cb.fault {
+                self.stats.csum_faults += 1;
+            }
+            if let Err(reason) = checked {
+                self.flush_flow(hash, frame, &p, reason, sink);
+                return self.pass(reason, meta);
+            }
+            cb.verified
+        };
         let flags = match p.l4kind {
             L4::Tcp => byte(frame, p.l4 as usize + 13).unwrap_or(0),
             L4::Udp => 0,
         };
         let len = p.payload_len();
         if let Some(slot) = self.lookup(hash, frame, &p) {
-            match flow::can_merge(&self.flows[slot as usize], frame, &p, self.cfg.size_limit()) {
+            let s = &self.flows[slot as usize];
+            let max = self.size_limit;
+            let fast = if self.fast_on() {
+                flow::can_merge_tcp4_fast(s, frame, &p, max)
+            } else {
+                None
+            };
+            let merge = match fast {
+                Some(plan) => Ok(plan),
+                None => flow::can_merge(s, frame, &p, max),
+            };
+            match merge {
                 Ok(plan) => {
-                    let limit = self.cfg.seg_limit();
-                    let f = &mut self.flows[slot as usize];
-                    let _ = f.segs.push(Segment {
-                        id,
-                        start: p.payload,
-                        len: len as u16,
-                    });
-                    f.payload += len;
-                    f.ip_len += len;
-                    f.id_mode = plan.id_mode;
-                    f.fin_psh |= plan.fin_psh;
-                    self.stats.merged += 1;
-                    let done = if let Some(r) = final_flag(flags) {
-                        Some(r)
-                    } else if len < f.mss as u32 {
-                        Some(FlushReason::ShortSegment)
-                    } else if f.segs.len() >= limit as usize {
-                        Some(FlushReason::TooManySegs)
-                    } else {
-                        None
-                    };
-                    if let Some(r) = done {
-                        self.flush_slot(slot, r, sink);
-                    }
+                    self.commit_merge(slot, id, p.payload, len, plan, flags, sink);
                     return Verdict::Held(Held::Merged);
                 }
                 Err(reason) => self.flush_slot(slot, reason, sink),
@@ -234,18 +275,217 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         // A new flow, unless this packet must go up alone.
         if len == 0 {
-            return self.pass(FlushReason::PureAck, self.upgraded(meta, &cb));
+            return self.pass(FlushReason::PureAck, self.upgraded(meta, verified));
         }
         if let Some(r) = final_flag(flags) {
-            return self.pass(r, self.upgraded(meta, &cb));
+            return self.pass(r, self.upgraded(meta, verified));
         }
-        if self.cfg.seg_limit() <= 1 {
-            return self.pass(FlushReason::TooManySegs, self.upgraded(meta, &cb));
+        if self.seg_limit <= 1 {
+            return self.pass(FlushReason::TooManySegs, self.upgraded(meta, verified));
         }
-        let meta = self.upgraded(meta, &cb);
-        self.insert(hash, frame, &p, id, meta, now, sink);
+        let meta = self.upgraded(meta, verified);
+        let layout = (flow::is_tcp4_layout(&p), flow::is_vxlan4_layout(&p));
+        self.insert(hash, frame, &p, layout, id, meta, now, sink);
         self.stats.new_flows += 1;
         Verdict::Held(Held::NewFlow)
+    }
+
+    /// The common frame (Ethernet + IPv4 without options + TCP, see
+    /// [`parse::fast_tcp4_payload`]) with `Unnecessary` or `None` in one pass of
+    /// fixed-offset loads: a merge into its held flow or a new flow. Returns
+    /// `None` with nothing changed whenever the outcome is anything else (a
+    /// flush reason, a bad checksum, a pure ACK, a final flag), so the
+    /// general path decides those and names the reason: the verdicts and
+    /// descriptors are the general path's.
+    #[inline(always)]
+    fn fast_tcp4<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: &CsumMeta,
+        now: u64,
+        sink: &mut S,
+    ) -> Option<Verdict> {
+        let payload = parse::fast_tcp4_payload(frame)?;
+        let end = frame.len();
+        let len = (end - payload) as u32;
+        let sw_bytes = match meta.state() {
+            CsumState::Unnecessary { .. } => 0,
+            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => {
+                let ip = parse::Ip {
+                    off: 14,
+                    next: 34,
+                    v6: false,
+                };
+                let ps = parse::pseudo(frame, ip, ipproto::TCP, (end - 34) as u32);
+                let data = frame.get(34..)?;
+                if !crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO))).is_zero() {
+                    return None;
+                }
+                data.len() as u64
+            }
+            _ => return None,
+        };
+        let hash = flow::hash_tcp4(frame);
+        let flags = byte(frame, 47)?;
+        if let Some(slot) = self.lookup_tcp4(hash, frame) {
+            let s = self.flows.get(slot as usize)?;
+            let plan = flow::merge_tcp4_fixed(s, frame, payload, len, self.size_limit)?;
+            self.stats.sw_bytes += sw_bytes;
+            self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
+            return Some(Verdict::Held(Held::Merged));
+        }
+        if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
+            return None;
+        }
+        self.stats.sw_bytes += sw_bytes;
+        let verified = 1;
+        let meta = self.upgraded(meta.clone(), verified);
+        let p = parse::tcp4_parsed(payload, end);
+        self.insert(hash, frame, &p, (true, false), id, meta, now, sink);
+        self.stats.new_flows += 1;
+        Some(Verdict::Held(Held::NewFlow))
+    }
+
+    /// The common tunnel frame (Ethernet / IPv4 / UDP 4789 / VXLAN / Ethernet /
+    /// IPv4 / TCP, see [`parse::fast_vxlan4`]) in one pass, like
+    /// [`Self::fast_tcp4`]: `Unnecessary` covering both layers, or `None` with
+    /// a zero outer UDP checksum and the current-kernel policy (the inner TCP
+    /// checksum verified in software). Everything else: `None`, nothing changed.
+    #[inline(always)]
+    fn fast_vxlan4<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: &CsumMeta,
+        now: u64,
+        sink: &mut S,
+    ) -> Option<Verdict> {
+        let p = parse::fast_vxlan4(frame)?;
+        let end = frame.len();
+        let len = p.payload_len();
+        let (sw_bytes, verified) = match meta.state() {
+            CsumState::Unnecessary { level } if level.covered() >= 2 => (0, 2),
+            CsumState::None
+                if self.cfg.software_verify == SoftwareVerify::On
+                    && self.cfg.tunnel_policy == TunnelPolicy::Compute
+                    && be16(frame, 40)? == 0 =>
+            {
+                let ip = p.ips[1];
+                let ps = parse::pseudo(frame, ip, ipproto::TCP, (end - 84) as u32);
+                let data = frame.get(84..)?;
+                if !crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO))).is_zero() {
+                    return None;
+                }
+                (data.len() as u64, 2)
+            }
+            _ => return None,
+        };
+        let hash = flow::hash_vxlan4(frame);
+        let flags = byte(frame, 97)?;
+        if let Some(slot) = self.lookup_vxlan4(hash, frame) {
+            let s = self.flows.get(slot as usize)?;
+            let plan = flow::merge_vxlan4_fixed(s, frame, &p, self.size_limit)?;
+            self.stats.sw_bytes += sw_bytes;
+            self.commit_merge(slot, id, p.payload, len, plan, flags, sink);
+            return Some(Verdict::Held(Held::Merged));
+        }
+        if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
+            return None;
+        }
+        self.stats.sw_bytes += sw_bytes;
+        let meta = self.upgraded(meta.clone(), verified);
+        self.insert(hash, frame, &p, (false, true), id, meta, now, sink);
+        self.stats.new_flows += 1;
+        Some(Verdict::Held(Held::NewFlow))
+    }
+
+    /// The flow of a fast-path VXLAN frame (held flows of the same layout
+    /// only, as for [`Self::lookup_tcp4`]).
+    #[inline(always)]
+    fn lookup_vxlan4(&self, hash: u32, f: &[u8]) -> Option<u16> {
+        let b: &[u8; 88] = f.get(..88)?.try_into().ok()?;
+        let mut i = *self.buckets.get(Self::bucket(hash))?;
+        while i != NIL {
+            let s = self.flows.get(i as usize)?;
+            if s.hash == hash && s.vx4 && flow::same_vxlan4(&s.hdr, b) {
+                return Some(i);
+            }
+            i = s.next;
+        }
+        None
+    }
+
+    /// The flow of a fast-path frame: only flows of the same fixed layout can
+    /// match it (a held IPv4 flow at offset 14 never has options: those pass
+    /// up), so this finds what [`Self::lookup`] finds.
+    #[inline(always)]
+    fn lookup_tcp4(&self, hash: u32, f: &[u8]) -> Option<u16> {
+        let b: &[u8; 38] = f.get(..38)?.try_into().ok()?;
+        let mut i = *self.buckets.get(Self::bucket(hash))?;
+        while i != NIL {
+            let s = self.flows.get(i as usize)?;
+            if s.hash == hash && s.tcp4 && flow::same_tcp4(&s.hdr, b) {
+                return Some(i);
+            }
+            i = s.next;
+        }
+        None
+    }
+
+    /// Appends a segment to held flow `slot` and flushes it when this segment
+    /// ends it (final flag, short segment, segment limit).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn commit_merge<S: FnMut(&SuperPacket)>(
+        &mut self,
+        slot: u16,
+        id: u32,
+        start: u16,
+        len: u32,
+        plan: flow::MergePlan,
+        flags: u8,
+        sink: &mut S,
+    ) {
+        let limit = self.seg_limit;
+        let Some(f) = self.flows.get_mut(slot as usize) else {
+            return;
+        };
+        let _ = f.segs.push(Segment {
+            id,
+            start,
+            len: len as u16,
+        });
+        f.payload += len;
+        f.ip_len += len;
+        f.id_mode = plan.id_mode;
+        f.fin_psh |= plan.fin_psh;
+        self.stats.merged += 1;
+        let done = if let Some(r) = final_flag(flags) {
+            Some(r)
+        } else if len < f.mss as u32 {
+            Some(FlushReason::ShortSegment)
+        } else if f.segs.len() >= limit as usize {
+            Some(FlushReason::TooManySegs)
+        } else {
+            None
+        };
+        if let Some(r) = done {
+            self.flush_slot(slot, r, sink);
+        }
+    }
+
+    /// The fixed-offset fast path is on (always, outside tests).
+    #[inline(always)]
+    fn fast_on(&self) -> bool {
+        #[cfg(test)]
+        {
+            !self.fast_off
+        }
+        #[cfg(not(test))]
+        {
+            true
+        }
     }
 
     fn pass(&mut self, reason: FlushReason, meta: CsumMeta) -> Verdict {
@@ -256,7 +496,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// The metadata a packet leaves with alone: `None` upgraded to
     /// `Unnecessary` covering the checksums this pass verified
     /// (`__skb_incr_checksum_unnecessary` from `skb_gro_incr_csum_unnecessary`).
-    fn upgraded(&self, meta: CsumMeta, cb: &Cb) -> CsumMeta {
+    fn upgraded(&self, meta: CsumMeta, verified: u8) -> CsumMeta {
         // `__skb_incr_checksum_unnecessary` raises an existing `Unnecessary`
         // level too (a device level 0 consumed by a zero outer UDP checksum, then
         // the inner TCP checksum verified in software: level 1), or the stack
@@ -266,8 +506,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             CsumState::Unnecessary { level } => level.get() + 1,
             _ => return meta,
         };
-        if cb.verified > covered {
-            let level = CsumLevel::new(cb.verified.min(4) - 1).unwrap_or(CsumLevel::L0);
+        if verified > covered {
+            let level = CsumLevel::new(verified.min(4) - 1).unwrap_or(CsumLevel::L0);
             CsumMeta::new(CsumState::Unnecessary { level }, meta.flags()).unwrap_or(meta)
         } else {
             meta
@@ -382,6 +622,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         hash: u32,
         f: &[u8],
         p: &Parsed,
+        (tcp4, vx4): (bool, bool),
         id: u32,
         meta: CsumMeta,
         now: u64,
@@ -392,15 +633,18 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.flush_slot(victim, FlushReason::TableFull, sink);
         }
         let slot = self.free;
+        // With the fast path off (tests only) no flow is marked fixed-layout,
+        // so none of the fixed-offset code runs.
+        let (tcp4, vx4) = (tcp4 && self.fast_on(), vx4 && self.fast_on());
         let Some(s) = self.flows.get_mut(slot as usize) else {
             return;
         };
         self.free = s.next;
         let hl = p.payload as usize;
-        if let (Some(dst), Some(src)) = (s.hdr.get_mut(..hl), f.get(..hl)) {
-            dst.copy_from_slice(src);
-        }
+        copy_header(&mut s.hdr, f, hl);
         s.p = *p;
+        s.tcp4 = tcp4;
+        s.vx4 = vx4;
         s.segs.clear();
         let len = p.payload_len();
         let _ = s.segs.push(Segment {
@@ -415,14 +659,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             L4::Tcp => be32(f, p.l4 as usize + 4).unwrap_or(0),
             L4::Udp => 0,
         };
-        for i in 0..2 {
-            s.ids[i] = if i < p.n as usize && !p.ips[i].v6 {
-                be16(f, p.ips[i].off as usize + 4).unwrap_or(0)
-            } else {
-                0
-            };
-            s.id_mode[i] = IdMode::Undecided;
-        }
+        let id_at = |i: usize| match p.ips.get(i) {
+            Some(ip) if i < p.n as usize && !ip.v6 => be16(f, ip.off as usize + 4).unwrap_or(0),
+            _ => 0,
+        };
+        s.ids = [id_at(0), id_at(1)];
+        s.id_mode = [IdMode::Undecided; 2];
         s.fin_psh = 0;
         s.first_state = meta.state();
         s.first_flags = meta.flags();
@@ -487,5 +729,32 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.used[si] = false;
         self.held -= 1;
         self.stats.flushed += 1;
+    }
+}
+
+/// Copies the first `hl` bytes of `src` (a header) into `dst` with at most two
+/// fixed-size overlapping copies for the common lengths (no `memcpy` call).
+#[inline(always)]
+fn copy_header(dst: &mut [u8; MAX_HEADER], src: &[u8], hl: usize) {
+    fn pair<const N: usize>(dst: &mut [u8], src: &[u8], hl: usize) {
+        if let (Some(d), Some(s)) = (dst.get_mut(..N), src.get(..N)) {
+            d.copy_from_slice(s);
+        }
+        let tail = hl - N;
+        if let (Some(d), Some(s)) = (dst.get_mut(tail..hl), src.get(tail..hl)) {
+            d.copy_from_slice(s);
+        }
+    }
+    if src.len() < hl {
+        return;
+    }
+    match hl {
+        64..=128 => pair::<64>(dst, src, hl),
+        32..=63 => pair::<32>(dst, src, hl),
+        _ => {
+            if let (Some(d), Some(s)) = (dst.get_mut(..hl), src.get(..hl)) {
+                d.copy_from_slice(s);
+            }
+        }
     }
 }

@@ -47,8 +47,7 @@ pub(crate) fn hash(f: &[u8], p: &Parsed) -> u32 {
             h ^= (be32(f, p.enc_off as usize).unwrap_or(0) as u64) << 3;
         }
     }
-    let m = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (m >> 32) as u32 ^ m as u32
+    mix(h)
 }
 
 /// Identity of one IP header: version, addresses, protocol / flow label.
@@ -212,7 +211,7 @@ fn hdr20(b: &[u8], at: usize) -> Option<&[u8; 20]> {
 }
 
 /// The merge-time facts decided for one segment (committed only on merge).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct MergePlan {
     pub id_mode: [IdMode; 2],
     pub fin_psh: u8,
@@ -363,6 +362,219 @@ pub(crate) fn can_merge(
         return Err(FlushReason::Oversize);
     }
     Ok(plan)
+}
+
+/// The merge test for the common layout, as fixed-offset loads: Ethernet +
+/// IPv4 without options + TCP at offset 34 in both the held header and the
+/// frame, with the same TCP header length. `Some(plan)` exactly when
+/// [`can_merge`] would return `Ok(plan)`; `None` means "ask [`can_merge`]",
+/// which names the reason (Linux `tcp_gro_receive`'s word compares:
+/// `flush |= *(u32 *)&th->... ^ *(u32 *)&th2->...`).
+#[inline(always)]
+pub(crate) fn can_merge_tcp4_fast(
+    s: &SuperPacket,
+    f: &[u8],
+    p: &Parsed,
+    max_size: u32,
+) -> Option<MergePlan> {
+    if !is_tcp4_layout(p) {
+        return None;
+    }
+    merge_tcp4_fixed(s, f, p.payload as usize, p.payload_len(), max_size)
+}
+
+/// [`can_merge_tcp4_fast`] for a frame already known to have the fixed layout
+/// with its payload at `payload` and `len` payload bytes.
+#[inline(always)]
+pub(crate) fn merge_tcp4_fixed(
+    s: &SuperPacket,
+    f: &[u8],
+    payload: usize,
+    len: u32,
+    max_size: u32,
+) -> Option<MergePlan> {
+    if !(s.tcp4 && s.p.payload as usize == payload) {
+        return None;
+    }
+    let a: &[u8; 54] = s.hdr.get(..54)?.try_into().ok()?;
+    let b: &[u8; 54] = f.get(..54)?.try_into().ok()?;
+    if len == 0 || len > s.mss as u32 || s.ip_len + len > max_size {
+        return None;
+    }
+    // IP: TOS, DF and TTL equal (ID by arithmetic below).
+    if a[15] != b[15] || (a[20] ^ b[20]) & 0x40 != 0 || a[22] != b[22] {
+        return None;
+    }
+    // TCP: ack, flag word (data offset, reserved, flags but FIN/PSH, window).
+    let ta = u64::from_be_bytes([a[42], a[43], a[44], a[45], a[46], a[47], a[48], a[49]]);
+    let tb = u64::from_be_bytes([b[42], b[43], b[44], b[45], b[46], b[47], b[48], b[49]]);
+    if (ta ^ tb) & !(((TCP_FIN | TCP_PSH) as u64) << 16) != 0 {
+        return None;
+    }
+    let thlen = payload - 34;
+    if thlen > 20 && !eq_at(&s.hdr, 54, f, 54, thlen - 20) {
+        return None;
+    }
+    let count = s.segs.len() as u16;
+    let delta = u16::from_be_bytes([b[18], b[19]]).wrapping_sub(s.ids[0]);
+    let mode = match s.id_mode[0] {
+        IdMode::Undecided if delta == 0 && count == 1 => IdMode::Fixed,
+        IdMode::Undecided | IdMode::Incrementing if delta == count => IdMode::Incrementing,
+        IdMode::Fixed if delta == 0 => IdMode::Fixed,
+        _ => return None,
+    };
+    let seq = u32::from_be_bytes([b[38], b[39], b[40], b[41]]);
+    if s.seq.wrapping_add(s.payload) != seq {
+        return None;
+    }
+    Some(MergePlan {
+        id_mode: [mode, s.id_mode[1]],
+        fin_psh: b[47] & (TCP_FIN | TCP_PSH),
+    })
+}
+
+/// Ethernet / IPv4 / UDP / VXLAN / Ethernet / IPv4 / TCP without options or
+/// VLAN tags: the fixed-offset tunnel layout of `parse::fast_vxlan4`.
+#[inline(always)]
+pub(crate) fn is_vxlan4_layout(p: &Parsed) -> bool {
+    p.n == 2
+        && p.encap == Encap::Vxlan
+        && p.ips[0].off == 14
+        && !p.ips[0].v6
+        && p.enc_off == 34
+        && p.inner_l2 == 50
+        && p.ips[1].off == 64
+        && !p.ips[1].v6
+        && p.l4 == 84
+        && p.l4kind == L4::Tcp
+}
+
+/// `same_flow` for two fixed-layout VXLAN headers: outer MACs, protocol and
+/// addresses, UDP ports and checksum presence, VXLAN flags and VNI, inner
+/// Ethernet header, inner protocol and addresses, ports.
+#[inline(always)]
+pub(crate) fn same_vxlan4(a: &[u8; super::config::MAX_HEADER], b: &[u8; 88]) -> bool {
+    let x = |o: usize| load8(a, o) ^ load8(b, o);
+    let zero = |h: &[u8], o: usize| load2(h, o) == 0;
+    (x(0) | x(6) | x(26) | x(42) | x(50) | x(56) | x(76)) == 0
+        && a[23] == b[23]
+        && a[73] == b[73]
+        && load4(a, 34) == load4(b, 34)
+        && load4(a, 84) == load4(b, 84)
+        && zero(a, 40) == zero(b, 40)
+}
+
+/// [`hash`] of a fixed-layout VXLAN frame (same value).
+#[inline(always)]
+pub(crate) fn hash_vxlan4(f: &[u8]) -> u32 {
+    let mut h = word(f, 76) ^ ((be32(f, 84).unwrap_or(0) as u64) << 21);
+    h ^= word(f, 26).rotate_left(7);
+    h ^= (be32(f, 34).unwrap_or(0) as u64) << 3;
+    mix(h)
+}
+
+/// The IPv4 rules of `ip_rules` for a fixed-offset header at `o` in both:
+/// TOS, DF and TTL equal, the ID by arithmetic. The new ID mode, or `None`.
+#[inline(always)]
+fn ip4_fixed(
+    a: &[u8],
+    b: &[u8],
+    o: usize,
+    first_id: u16,
+    mode: IdMode,
+    count: u16,
+) -> Option<IdMode> {
+    let (ha, hb) = (hdr20(a, o)?, hdr20(b, o)?);
+    if ha[1] != hb[1] || (ha[6] ^ hb[6]) & 0x40 != 0 || ha[8] != hb[8] {
+        return None;
+    }
+    let delta = u16::from_be_bytes([hb[4], hb[5]]).wrapping_sub(first_id);
+    match mode {
+        IdMode::Undecided if delta == 0 && count == 1 => Some(IdMode::Fixed),
+        IdMode::Undecided | IdMode::Incrementing if delta == count => Some(IdMode::Incrementing),
+        IdMode::Fixed if delta == 0 => Some(IdMode::Fixed),
+        _ => None,
+    }
+}
+
+/// [`can_merge`]'s `Ok` for a fixed-layout VXLAN frame `p` (already known to
+/// have that layout); `None` means "ask [`can_merge`]".
+#[inline(always)]
+pub(crate) fn merge_vxlan4_fixed(
+    s: &SuperPacket,
+    f: &[u8],
+    p: &Parsed,
+    max_size: u32,
+) -> Option<MergePlan> {
+    if !(s.vx4 && s.p.payload == p.payload) {
+        return None;
+    }
+    let len = p.payload_len();
+    if len == 0 || len > s.mss as u32 || s.ip_len + len > max_size {
+        return None;
+    }
+    let a: &[u8; 104] = s.hdr.get(..104)?.try_into().ok()?;
+    let b: &[u8; 104] = f.get(..104)?.try_into().ok()?;
+    let ta = u64::from_be_bytes([a[92], a[93], a[94], a[95], a[96], a[97], a[98], a[99]]);
+    let tb = u64::from_be_bytes([b[92], b[93], b[94], b[95], b[96], b[97], b[98], b[99]]);
+    if (ta ^ tb) & !(((TCP_FIN | TCP_PSH) as u64) << 16) != 0 {
+        return None;
+    }
+    let payload = p.payload as usize;
+    let thlen = payload - 84;
+    if thlen > 20 && !eq_at(&s.hdr, 104, f, 104, thlen - 20) {
+        return None;
+    }
+    let count = s.segs.len() as u16;
+    let m0 = ip4_fixed(a, b, 14, s.ids[0], s.id_mode[0], count)?;
+    let m1 = ip4_fixed(a, b, 64, s.ids[1], s.id_mode[1], count)?;
+    let seq = u32::from_be_bytes([b[88], b[89], b[90], b[91]]);
+    if s.seq.wrapping_add(s.payload) != seq {
+        return None;
+    }
+    Some(MergePlan {
+        id_mode: [m0, m1],
+        fin_psh: b[97] & (TCP_FIN | TCP_PSH),
+    })
+}
+
+#[inline(always)]
+fn load2(b: &[u8], at: usize) -> u16 {
+    match b.get(at..at + 2) {
+        Some(&[x, y]) => u16::from_ne_bytes([x, y]),
+        _ => 0,
+    }
+}
+
+/// Flow identity of two fixed-layout headers (`same_flow` for Ethernet +
+/// IPv4 without options + TCP): MACs and EtherType, protocol, addresses, ports.
+#[inline(always)]
+pub(crate) fn same_tcp4(a: &[u8; super::config::MAX_HEADER], b: &[u8; 38]) -> bool {
+    let x = |o: usize| load8(a, o) ^ load8(b, o);
+    (x(0) | x(6) | x(26)) == 0 && a[23] == b[23] && load4(a, 34) == load4(b, 34)
+}
+
+/// [`hash`] of a fixed-layout frame (same value).
+#[inline(always)]
+pub(crate) fn hash_tcp4(f: &[u8]) -> u32 {
+    mix(word(f, 26) ^ ((be32(f, 34).unwrap_or(0) as u64) << 21))
+}
+
+#[inline(always)]
+fn mix(h: u64) -> u32 {
+    let m = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (m >> 32) as u32 ^ m as u32
+}
+
+/// Ethernet (no VLAN) + IPv4 without options + TCP: the fixed-offset layout.
+#[inline(always)]
+pub(crate) fn is_tcp4_layout(p: &Parsed) -> bool {
+    p.n == 1
+        && p.l4 == 34
+        && p.ips[0].off == 14
+        && !p.ips[0].v6
+        && p.encap == Encap::None
+        && p.l4kind == L4::Tcp
 }
 
 /// Flags that end a super-packet or keep a first segment from being held

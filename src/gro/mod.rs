@@ -25,6 +25,8 @@
 mod cb;
 mod config;
 mod engine;
+#[cfg(test)]
+mod fast_tests;
 mod flow;
 mod output;
 mod parse;

@@ -152,7 +152,7 @@ fn first(defect: &mut Option<FlushReason>, r: FlushReason) {
 
 /// The IPv4 header checksum over `hdr` (`ip_fast_csum`: 0 when valid);
 /// 20-byte headers take an unrolled path.
-#[inline]
+#[inline(always)]
 pub(crate) fn ipv4_sum(hdr: &[u8]) -> Sum16 {
     if let Ok(h) = <&[u8; 20]>::try_from(hdr) {
         let mut s: u64 = 0;
@@ -168,16 +168,17 @@ pub(crate) fn ipv4_sum(hdr: &[u8]) -> Sum16 {
 }
 
 /// True when an IPv4 header's checksum verifies.
-#[inline]
+#[inline(always)]
 pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
     ipv4_sum(hdr).is_zero()
 }
 
 /// The common case in one bounds check: Ethernet, IPv4 without options, TCP,
-/// no fragment, no padding, good header checksum. Anything else takes the
-/// general walk (which gives the same answer for these packets).
+/// no fragment, no padding, good header checksum; returns the payload offset.
+/// Anything else takes the general walk (which gives the same answer for
+/// these packets).
 #[inline(always)]
-pub(crate) fn fast_tcp4(f: &[u8]) -> Option<Parsed> {
+pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
     let h: &[u8; 54] = f.get(..54)?.try_into().ok()?;
     if h[12] != 0x08 || h[13] != 0x00 || h[14] != 0x45 || h[23] != ipproto::TCP {
         return None;
@@ -191,12 +192,24 @@ pub(crate) fn fast_tcp4(f: &[u8]) -> Option<Parsed> {
     if 34 + doff > MAX_HEADER || !ipv4_header_ok(&h[14..34]) {
         return None;
     }
+    Some(34 + doff)
+}
+
+/// [`fast_tcp4_payload`] as offsets.
+#[inline(always)]
+pub(crate) fn fast_tcp4(f: &[u8]) -> Option<Parsed> {
+    fast_tcp4_payload(f).map(|payload| tcp4_parsed(payload, f.len()))
+}
+
+/// The offsets of an Ethernet / IPv4 (no options) / TCP frame.
+#[inline(always)]
+pub(crate) fn tcp4_parsed(payload: usize, end: usize) -> Parsed {
     let ip = Ip {
         off: 14,
         next: 34,
         v6: false,
     };
-    Some(Parsed {
+    Parsed {
         ips: [ip, Ip::default()],
         n: 1,
         encap: Encap::None,
@@ -204,9 +217,9 @@ pub(crate) fn fast_tcp4(f: &[u8]) -> Option<Parsed> {
         inner_l2: 14,
         l4: 34,
         l4kind: L4::Tcp,
-        payload: (34 + doff) as u16,
-        end: f.len() as u32,
-    })
+        payload: payload as u16,
+        end: end as u32,
+    }
 }
 
 /// Parses one IP header at `off` whose datagram must end at or before `limit`.
