@@ -124,18 +124,17 @@ impl Acc {
         self.a1 = _mm512_add_epi64(self.a1, _mm512_srli_epi64::<32>(v));
     }
 
-    /// Raw sum of the accumulated lanes: four half-folded vectors (`< 2^35` per
-    /// lane after adding), reduced over eight lanes (`< 2^38`).
+    /// Raw sum of the accumulated lanes. The pairs are merged first (`Σlo`,
+    /// `Σhi < 2^57` per lane), each lane becomes `Σlo + Σhi = b - (a << 32) + a`
+    /// (`< 2^58`), and the eight lanes add to `< 2^61`: no overflow, zero only
+    /// when every word is zero.
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn reduce(self) -> u64 {
-        let lo0 = _mm512_sub_epi64(self.b0, _mm512_slli_epi64::<32>(self.a0));
-        let lo1 = _mm512_sub_epi64(self.b1, _mm512_slli_epi64::<32>(self.a1));
-        let s = _mm512_add_epi64(
-            _mm512_add_epi64(half_fold(lo0), half_fold(self.a0)),
-            _mm512_add_epi64(half_fold(lo1), half_fold(self.a1)),
-        );
-        _mm512_reduce_add_epi64(s) as u64
+        let b = _mm512_add_epi64(self.b0, self.b1);
+        let a = _mm512_add_epi64(self.a0, self.a1);
+        let lane = _mm512_add_epi64(_mm512_sub_epi64(b, _mm512_slli_epi64::<32>(a)), a);
+        _mm512_reduce_add_epi64(lane) as u64
     }
 }
 
@@ -201,12 +200,14 @@ pub(super) unsafe fn sum(data: &[u8]) -> u64 {
 }
 
 /// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
-/// plus `extra`: four vectors per round into two accumulator pairs.
+/// plus the vectors `extra` and `extra2`: four vectors per round into two
+/// accumulator pairs.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i) -> u64 {
+fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64 {
     let mut acc = Acc::new();
     acc.add1(extra);
+    acc.add0(extra2);
     let mut s = src.chunks_exact(4 * V);
     let mut d = dst.chunks_exact_mut(4 * V);
     for (sb, db) in (&mut s).zip(&mut d) {
@@ -272,8 +273,7 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
     // Tail bytes [len - t, len): the last vector starts at `len - 64`, `t - 64`
     // bytes after a body vector boundary, so its grid is `t mod 4` bytes off.
     let tail = _mm512_maskz_mov_epi8(!mask(V - t), tv);
-    let tail = _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32));
-    extra = _mm512_add_epi64(half_fold(extra), half_fold(tail));
+    let mut tail = _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32));
     let (mut s, mut d) = (
         src.get(h..h + body_len).unwrap_or(&[]),
         dst.get_mut(h..h + body_len).unwrap_or(&mut []),
@@ -283,8 +283,9 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
         let n = s.len().min(PIECE);
         let (sp, st) = s.split_at(n);
         let (dp, dt) = core::mem::take(&mut d).split_at_mut(n);
-        body_sum = fold64(body_sum + copy_body(sp, dp, extra)) as u64;
+        body_sum = fold64(body_sum + copy_body(sp, dp, extra, tail)) as u64;
         extra = _mm512_setzero_si512();
+        tail = extra;
         s = st;
         d = dt;
         if s.is_empty() {
