@@ -120,6 +120,7 @@ pub(crate) const SMALL: usize = 64;
 /// data's u64 grid, zero-padded: an overlapping 8-byte load shifted when the
 /// slice has at least 8 bytes, else assembled from 4/2/1-byte pieces.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn last_bytes(data: &[u8], r: usize) -> u64 {
     if let Some(last) = data.last_chunk::<8>() {
         let w = u64::from_ne_bytes(*last);
