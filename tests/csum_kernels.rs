@@ -194,3 +194,27 @@ proptest! {
         prop_assert_eq!(csum::fold(joined), csum::fold(whole));
     }
 }
+
+#[test]
+fn dispatched_partial_equals_scalar_for_short_lengths() {
+    // `partial` takes a carry-chain fast path for short data (with `init`
+    // inside the chain): it must give the scalar level's `Wsum` bit for bit.
+    let mut rng = Rng(11);
+    let buf = rng.bytes(256 + 64);
+    let ones = [0xFFu8; 256 + 64];
+    for data_buf in [&buf[..], &ones[..]] {
+        for off in 0..64 {
+            for len in 0..=256 {
+                let data = &data_buf[off..off + len];
+                for init in [Wsum::ZERO, Wsum::new(u32::MAX), rng.init()] {
+                    let want = csum::partial_at(Level::Scalar, data, init).unwrap();
+                    assert_eq!(
+                        csum::partial(data, init),
+                        want,
+                        "off {off} len {len} init {init:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -17,6 +17,11 @@
 //! one level directly. Every level returns the *identical* [`Wsum`] / CRC, not
 //! only the same folded checksum.
 //!
+//! Slices of at most 64 bytes skip the dispatch: [`partial`] sums them with
+//! one `add`/`adc` carry chain on x86-64 (Linux's short-data shape), which
+//! issues fewer instructions than a vector kernel's masked load and horizontal
+//! reduction. It keeps the raw-sum invariant, so the `Wsum` is still identical.
+//!
 //! `unsafe` lives only in the private `arch` module (the SIMD kernels).
 #![deny(unsafe_code)]
 
@@ -37,6 +42,11 @@ pub use types::{Sum16, Wsum};
 /// [`Level`]; all levels give the same `Wsum`.
 #[inline]
 pub fn partial(data: &[u8], init: Wsum) -> Wsum {
+    if data.len() <= scalar::SMALL {
+        // `init` joins the carry chain: `fold64` of any sum with the raw-sum
+        // invariant is the same unique representative (see `scalar::fold64`).
+        return Wsum::new(scalar::fold64(arch::sum_small(data, init.get() as u64)));
+    }
     scalar::raw_to_wsum(arch::sum(data), init)
 }
 

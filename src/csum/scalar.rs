@@ -56,7 +56,7 @@ pub(crate) fn sum_short(data: &[u8]) -> u64 {
 
 /// One 8-byte word from an 8-byte chunk.
 #[inline(always)]
-fn word(c: &[u8]) -> u64 {
+pub(crate) fn word(c: &[u8]) -> u64 {
     let mut b = [0u8; 8];
     b.copy_from_slice(c);
     u64::from_ne_bytes(b)
@@ -109,4 +109,47 @@ pub(crate) fn sum_raw(data: &[u8]) -> u64 {
 pub(crate) fn copy_raw(src: &[u8], dst: &mut [u8]) -> u64 {
     dst.copy_from_slice(src);
     sum_raw(src)
+}
+
+/// Longest slice `partial` sums with the short carry chain (`arch::sum_small`):
+/// below this a vector kernel's setup (masked loads, horizontal reduction, the
+/// dispatch and call) costs more than the data.
+pub(crate) const SMALL: usize = 64;
+
+/// The last `1..=7` bytes of `data` (`r == data.len() % 8`) as a word of the
+/// data's u64 grid, zero-padded: an overlapping 8-byte load shifted when the
+/// slice has at least 8 bytes, else assembled from 4/2/1-byte pieces.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) fn last_bytes(data: &[u8], r: usize) -> u64 {
+    if let Some(last) = data.last_chunk::<8>() {
+        let w = u64::from_ne_bytes(*last);
+        let drop = 64 - 8 * r as u32;
+        let kept = if cfg!(target_endian = "little") {
+            w.checked_shr(drop)
+        } else {
+            w.checked_shl(drop)
+        };
+        return kept.unwrap_or(0);
+    }
+    let mut buf = [0u8; 8];
+    let mut at = 0;
+    if r & 4 != 0 {
+        if let (Some(d), Some(s)) = (buf.first_chunk_mut::<4>(), data.first_chunk::<4>()) {
+            *d = *s;
+        }
+        at = 4;
+    }
+    if r & 2 != 0 {
+        if let (Some(d), Some(s)) = (buf.get_mut(at..at + 2), data.get(at..at + 2)) {
+            d.copy_from_slice(s);
+        }
+        at += 2;
+    }
+    if r & 1 != 0
+        && let (Some(d), Some(s)) = (buf.get_mut(at), data.get(at))
+    {
+        *d = *s;
+    }
+    u64::from_ne_bytes(buf)
 }

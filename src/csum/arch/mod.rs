@@ -29,6 +29,8 @@ mod crc_sse42;
 #[cfg(target_arch = "x86_64")]
 mod crc_vpclmul;
 #[cfg(target_arch = "x86_64")]
+mod sum_adc;
+#[cfg(target_arch = "x86_64")]
 mod sum_avx2;
 #[cfg(target_arch = "x86_64")]
 mod sum_avx512;
@@ -160,6 +162,11 @@ pub(crate) fn set_crc_level(level: CrcLevel) -> Result<CrcLevel, Unsupported> {
 /// read from `SUM_LEVEL`, which only holds checked levels).
 #[inline]
 fn sum_checked(level: Level, data: &[u8]) -> u64 {
+    if data.len() <= scalar::SMALL && level != Level::Scalar {
+        // Short data: the scalar carry chain beats any vector setup (what
+        // `partial` runs too, so the level sweeps check it against scalar).
+        return sum_small(data, 0);
+    }
     match level {
         Level::Scalar => scalar::sum_raw(data),
         #[cfg(target_arch = "x86_64")]
@@ -194,6 +201,21 @@ fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
         Level::Avx512 => unsafe { sum_avx512::copy(src, dst) },
         #[cfg(not(target_arch = "x86_64"))]
         _ => scalar::copy_raw(src, dst),
+    }
+}
+
+/// `init` plus the raw sum of a short slice (at most `scalar::SMALL` bytes):
+/// an `adc` chain on x86-64, the scalar reference elsewhere (`init < 2^32`, so
+/// the sum cannot overflow; zero only when both parts are).
+#[inline(always)]
+pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sum_adc::sum_small(data, init)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        init + scalar::fold64(scalar::sum_raw(data)) as u64
     }
 }
 

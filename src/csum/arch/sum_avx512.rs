@@ -1,6 +1,6 @@
 //! AVX-512 (F+BW) ones-complement sum and fused copy+sum (64-byte vectors).
 //!
-//! Shape: a masked load of the head up to the next 64-byte boundary of the
+//! Shape of `sum` (and of `copy` below 64 bytes): a masked load of the head up to the next 64-byte boundary of the
 //! source, aligned full vectors, a masked load of the tail. Masked loads and
 //! stores touch only the enabled bytes, so nothing outside the slices is read
 //! or written. The head is summed in the data's own u32 word grid; the body
@@ -8,7 +8,8 @@
 //! u32 word multiplies it by a power of two modulo `2^32 - 1`, so the head's
 //! u32 lanes are rotated right by `8·(h mod 4)` bits (moving them into the
 //! body's grid), added to the body's accumulators, and the single reduced sum is
-//! rotated back left by the same amount.
+//! rotated back left by the same amount. `copy` from 64 bytes up uses no
+//! masked memory access: see its docs.
 //!
 //! Accumulators as in `sum_avx2`: `b += v` (wrapping u64 lanes) and
 //! `a += v >> 32`. Carry bound: a piece of at most `2^30` bytes gives each of
@@ -18,9 +19,9 @@
 
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi64, _mm512_and_si512, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
-    _mm512_maskz_loadu_epi8, _mm512_reduce_add_epi64, _mm512_rorv_epi32, _mm512_set1_epi32,
-    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_slli_epi64, _mm512_srli_epi64,
-    _mm512_storeu_si512, _mm512_sub_epi64,
+    _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_reduce_add_epi64, _mm512_rolv_epi32,
+    _mm512_rorv_epi32, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_setzero_si512,
+    _mm512_slli_epi64, _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi64,
 };
 
 use crate::csum::scalar::fold64;
@@ -123,18 +124,17 @@ impl Acc {
         self.a1 = _mm512_add_epi64(self.a1, _mm512_srli_epi64::<32>(v));
     }
 
-    /// Raw sum of the accumulated lanes: four half-folded vectors (`< 2^35` per
-    /// lane after adding), reduced over eight lanes (`< 2^38`).
+    /// Raw sum of the accumulated lanes. The pairs are merged first (`Σlo`,
+    /// `Σhi < 2^57` per lane), each lane becomes `Σlo + Σhi = b - (a << 32) + a`
+    /// (`< 2^58`), and the eight lanes add to `< 2^61`: no overflow, zero only
+    /// when every word is zero.
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn reduce(self) -> u64 {
-        let lo0 = _mm512_sub_epi64(self.b0, _mm512_slli_epi64::<32>(self.a0));
-        let lo1 = _mm512_sub_epi64(self.b1, _mm512_slli_epi64::<32>(self.a1));
-        let s = _mm512_add_epi64(
-            _mm512_add_epi64(half_fold(lo0), half_fold(self.a0)),
-            _mm512_add_epi64(half_fold(lo1), half_fold(self.a1)),
-        );
-        _mm512_reduce_add_epi64(s) as u64
+        let b = _mm512_add_epi64(self.b0, self.b1);
+        let a = _mm512_add_epi64(self.a0, self.a1);
+        let lane = _mm512_add_epi64(_mm512_sub_epi64(b, _mm512_slli_epi64::<32>(a)), a);
+        _mm512_reduce_add_epi64(lane) as u64
     }
 }
 
@@ -199,12 +199,15 @@ pub(super) unsafe fn sum(data: &[u8]) -> u64 {
     fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
 }
 
-/// Copies and sums a piece (equal lengths, up to [`PIECE`]), plus `extra`.
+/// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
+/// plus the vectors `extra` and `extra2`: four vectors per round into two
+/// accumulator pairs.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn copy_piece(src: &[u8], dst: &mut [u8], extra: __m512i) -> u64 {
+fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64 {
     let mut acc = Acc::new();
     acc.add1(extra);
+    acc.add0(extra2);
     let mut s = src.chunks_exact(4 * V);
     let mut d = dst.chunks_exact_mut(4 * V);
     for (sb, db) in (&mut s).zip(&mut d) {
@@ -223,47 +226,71 @@ fn copy_piece(src: &[u8], dst: &mut [u8], extra: __m512i) -> u64 {
         acc.add0(v2);
         acc.add1(v3);
     }
-    let mut rs = s.remainder().chunks_exact(V);
-    let mut rd = d.into_remainder().chunks_exact_mut(V);
-    for (sc, dc) in (&mut rs).zip(&mut rd) {
+    let rs = s.remainder().chunks_exact(V);
+    let rd = d.into_remainder().chunks_exact_mut(V);
+    for (sc, dc) in rs.zip(rd) {
         let v = load(arr(sc));
         if let Some(dc) = dc.first_chunk_mut::<V>() {
             store(dc, v);
         }
         acc.add0(v);
     }
-    let t = load_prefix(rs.remainder());
-    store_prefix(rd.into_remainder(), t);
-    acc.add1(t);
     acc.reduce()
 }
 
 /// Copies `src` into `dst` (equal lengths) and returns the raw sum.
 ///
+/// Shape for `len >= 64`: no masked memory access (masked stores are slow on
+/// some cores). The first and the last 64 bytes are copied with plain
+/// unaligned vectors that overlap the body; the body runs on full vectors
+/// aligned to the *destination* (from byte `h` in `1..=64`). Only the bytes the
+/// body does not cover are summed from the overlapping vectors (zero-masked in
+/// registers), each rotated from its own word grid into the body's.
+///
 /// # Safety
 /// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
-    if src.len() <= V {
+    let len = src.len().min(dst.len());
+    let (Some(first), Some(last)) = (src.first_chunk::<V>(), src.last_chunk::<V>()) else {
         let v = load_prefix(src);
         store_prefix(dst, v);
         return sum_vec(v);
+    };
+    let (hv, tv) = (load(first), load(last));
+    if let Some(d) = dst.first_chunk_mut::<V>() {
+        store(d, hv);
     }
-    let h = (V - (src.as_ptr() as usize & (V - 1))) & (V - 1);
-    let (s_head, mut s) = src.split_at(h);
-    let (d_head, mut d) = dst.split_at_mut(h);
-    let hv = load_prefix(s_head);
-    store_prefix(d_head, hv);
-    let mut extra = to_body_grid(hv, h);
+    if let Some(d) = dst.last_chunk_mut::<V>() {
+        store(d, tv);
+    }
+    // Body: from the first 64-byte boundary of `dst` after byte 0 (h in 1..=64).
+    let h = V - (dst.as_ptr() as usize & (V - 1));
+    let body_len = (len - h) & !(V - 1);
+    let t = len - h - body_len;
+    // Head bytes [0, h) in the data's grid, moved into the body's grid.
+    let mut extra = to_body_grid(_mm512_maskz_mov_epi8(mask(h), hv), h);
+    // Tail bytes [len - t, len): the last vector starts at `len - 64`, `t - 64`
+    // bytes after a body vector boundary, so its grid is `t mod 4` bytes off.
+    let tail = _mm512_maskz_mov_epi8(!mask(V - t), tv);
+    let mut tail = _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32));
+    let (mut s, mut d) = (
+        src.get(h..h + body_len).unwrap_or(&[]),
+        dst.get_mut(h..h + body_len).unwrap_or(&mut []),
+    );
     let mut body_sum = 0u64;
-    while !s.is_empty() {
+    loop {
         let n = s.len().min(PIECE);
         let (sp, st) = s.split_at(n);
         let (dp, dt) = core::mem::take(&mut d).split_at_mut(n);
-        body_sum = fold64(body_sum + copy_piece(sp, dp, extra)) as u64;
+        body_sum = fold64(body_sum + copy_body(sp, dp, extra, tail)) as u64;
         extra = _mm512_setzero_si512();
+        tail = extra;
         s = st;
         d = dt;
+        if s.is_empty() {
+            break;
+        }
     }
     fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
 }
