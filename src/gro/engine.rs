@@ -638,6 +638,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn insert<S: FnMut(&SuperPacket)>(
         &mut self,
         hash: u32,
