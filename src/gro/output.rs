@@ -335,11 +335,20 @@ impl SuperPacket {
     }
 
     /// Rewrites the header for the merged length (the `*_gro_complete` chain).
+    /// A single held packet leaves unchanged (inline: the common flush of
+    /// many-flow traffic).
+    #[inline(always)]
     pub(crate) fn finalize(&mut self) {
         if self.segs.len() <= 1 {
             self.gso = GsoType::empty();
-            return;
+        } else {
+            self.finalize_merged();
         }
+    }
+
+    /// [`Self::finalize`] for two or more segments.
+    #[inline(never)]
+    fn finalize_merged(&mut self) {
         let p = self.p;
         let end = p.payload as usize + self.payload as usize;
         if self.tcp4 {

@@ -180,7 +180,9 @@ pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
 #[inline(always)]
 pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
     let h: &[u8; 54] = f.get(..54)?.try_into().ok()?;
-    if h[12] != 0x08 || h[13] != 0x00 || h[14] != 0x45 || h[23] != ipproto::TCP {
+    // Ethertype IPv4, version 4 + IHL 5 (one masked load), protocol TCP.
+    let lead = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
+    if lead >> 8 != 0x0008_0045 || h[23] != ipproto::TCP {
         return None;
     }
     let total = u16::from_be_bytes([h[16], h[17]]) as usize;
