@@ -222,6 +222,14 @@ fuzz_target!(|data: &[u8]| {
                 Transport::Sctp => (8, PartialKind::Crc32c),
                 _ => return,
             };
+            // A local packet has no trailing bytes (the oracle's fill, like
+            // the kernel's, sums from start to the end of the packet).
+            bytes.truncate(layers.end);
+            if layers.transport == Transport::Udp
+                && common::be16(&bytes, layers.l4 + 4) != Some((layers.end - layers.l4) as u16)
+            {
+                return; // a UDP length short of the IP payload: not a local packet
+            }
             let field = layers.l4 + offset;
             if field + 4 > bytes.len() {
                 return;

@@ -245,6 +245,58 @@ fn gro_seeds(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
     out
 }
 
+/// virtio_hdr seeds: policy byte, layout byte, header, frame (the checksum
+/// field holding the pseudo-header seed when the header says NEEDS_CSUM).
+fn virtio_seeds(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    use netoffload::state::paravirt::virtio::{HdrLayout, VirtioFlags, VirtioNetHdr, gso_type};
+    use netoffload::wire::{self, LinkType, Net, Transport};
+    let mut out = Vec::new();
+    for (i, f) in frames.iter().enumerate() {
+        let Ok(l) = wire::parse(f, LinkType::Ethernet) else {
+            continue;
+        };
+        let (offset, proto, gso) = match (l.transport, l.net) {
+            (Transport::Tcp, Net::Ipv4) => (16u16, 6u8, gso_type::TCPV4),
+            (Transport::Tcp, Net::Ipv6) => (16, 6, gso_type::TCPV6),
+            (Transport::Udp, _) => (6, 17, gso_type::UDP_L4),
+            _ => continue,
+        };
+        let payload = l.end - l.payload;
+        let layout = [HdrLayout::Legacy, HdrLayout::V1, HdrLayout::HashReport][i % 3];
+        for (ctl, needs, with_gso) in [
+            (0u8, true, false),
+            (0, true, true),
+            (2 | 12, false, false),
+            (2 | 8, true, false),
+        ] {
+            let mut frame = f.clone();
+            let mut hdr = VirtioNetHdr::ZERO;
+            if needs {
+                hdr.flags = VirtioFlags::NEEDS_CSUM;
+                hdr.csum_start = l.l4 as u16;
+                hdr.csum_offset = offset;
+                let field = l.l4 + usize::from(offset);
+                let seed = common::pseudo(&frame, l.l3, proto, l.end - l.l4).unwrap();
+                frame[field..field + 2].copy_from_slice(&seed.to_be_bytes());
+            } else {
+                hdr.flags = VirtioFlags::DATA_VALID;
+            }
+            if with_gso && payload > 200 {
+                hdr.gso_type = gso;
+                hdr.gso_size = 200;
+                hdr.hdr_len = l.payload as u16;
+            }
+            let mut v = vec![ctl, i as u8 % 3];
+            let mut h = [0u8; 20];
+            let n = hdr.write(layout, &mut h).unwrap();
+            v.extend_from_slice(&h[..n]);
+            v.extend_from_slice(&frame);
+            out.push(v);
+        }
+    }
+    out
+}
+
 fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| "corpus".into());
     let frames = frames();
@@ -313,5 +365,6 @@ fn main() {
         }
     }
     put("tx_segment", s);
+    put("virtio_hdr", virtio_seeds(&frames));
     println!("wrote seeds into {dir}: {}", counts.join(", "));
 }
