@@ -4,7 +4,9 @@
 
 mod support;
 
-use netoffload::state::{self, CsumFlags, CsumMeta, CsumState, Packet, PartialKind, Reason};
+use netoffload::state::{
+    self, Addr, CsumFlags, CsumMeta, CsumState, Packet, PacketMut, PartialKind, Reason, Rewrite,
+};
 use netoffload::wire::LinkType;
 use support::oracle::{self, Link, View};
 use support::packets::{self, L4};
@@ -48,4 +50,54 @@ fn data_valid_partial_is_not_csum_valid() {
         l4: at.l4,
     };
     assert_eq!(oracle::check(&view, &out.meta), Ok(()), "{:?}", out.meta);
+}
+
+/// IPv4 / GRE with the C bit (checksum over the GRE header and payload only,
+/// no pseudo-header) carrying IPv4 / TCP; every checksum correct.
+fn gre_csum_frame() -> Vec<u8> {
+    let mut inner = Vec::new();
+    etherparse::PacketBuilder::ipv4([192, 168, 0, 1], [192, 168, 0, 2], 64)
+        .tcp(1, 2, 3, 4)
+        .write(&mut inner, b"inner payload")
+        .unwrap();
+    let mut gre = vec![0x80, 0, 0x08, 0x00, 0, 0, 0, 0];
+    gre.extend_from_slice(&inner);
+    let c = !oracle::naive_sum(&gre);
+    gre[4..6].copy_from_slice(&c.to_be_bytes());
+    let ip = etherparse::Ipv4Header::new(
+        0,
+        64,
+        etherparse::IpNumber::GRE,
+        [10, 0, 0, 1],
+        [10, 0, 0, 2],
+    )
+    .unwrap();
+    let mut v = Vec::new();
+    etherparse::PacketBuilder::ethernet2([2; 6], [4; 6])
+        .ip(etherparse::IpHeaders::Ipv4(ip, Default::default()))
+        .write(&mut v, etherparse::IpNumber::GRE, &gre)
+        .unwrap();
+    assert!(oracle::all_correct(&v, Link::Ethernet));
+    v
+}
+
+/// state_ops: NAT of an outer IPv4 address "updated" the GRE checksum as if
+/// the address were in a pseudo-header; GRE has none, so a correct GRE
+/// checksum became wrong (and a validated layer kept `CSUM_VALID`).
+#[test]
+fn nat_address_leaves_gre_checksum_alone() {
+    for rw in [
+        Rewrite::Src(Addr::V4([0, 0, 0, 7])),
+        Rewrite::Dst(Addr::V4([9, 9, 9, 9])),
+    ] {
+        let mut b = gre_csum_frame();
+        let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+        let out = state::nat(CsumMeta::NONE, &mut pm, rw).unwrap();
+        assert_eq!(out.reason, Reason::NatRewritten);
+        assert!(
+            oracle::all_correct(&b, Link::Ethernet),
+            "{rw:?}: {:?}",
+            oracle::sites(&b, Link::Ethernet)
+        );
+    }
 }
