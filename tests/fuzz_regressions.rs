@@ -101,3 +101,29 @@ fn nat_address_leaves_gre_checksum_alone() {
         );
     }
 }
+
+/// state_ops: with the current layer inside the IPv6 header (20 of its 40
+/// bytes pulled), a NAT of the source address (bytes 8..24, straddling `cur`)
+/// left the `Complete` sum unchanged: the covered tail of the address was
+/// rewritten without being taken out of and put into the sum.
+#[test]
+fn nat_straddling_cur_keeps_complete_exact() {
+    let (mut b, at) = packets::build(&packets::simple(true, L4::Udp, b"straddle"));
+    let m = CsumMeta::from_state(CsumState::Complete {
+        csum: oracle::honest_complete(&b, at.l3),
+    });
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let layers = *pkt.layers();
+    let pulled = state::pull(m, &pkt, 20).unwrap();
+    let cur = at.l3 + 20;
+    let mut pm = PacketMut::new(&mut b, layers, cur).unwrap();
+    let out = state::nat(pulled.meta, &mut pm, Rewrite::Src(Addr::V6([0x14; 16]))).unwrap();
+    let view = View {
+        bytes: &b,
+        link: Link::Ethernet,
+        cur,
+        levels_from: 0,
+        l4: at.l4,
+    };
+    assert_eq!(oracle::check(&view, &out.meta), Ok(()));
+}
