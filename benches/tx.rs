@@ -42,6 +42,16 @@ fn fill(c: &mut Criterion) {
                 black_box(tx::fill(black_box(&mut f), &l, m, &action).ok())
             })
         });
+        // Baseline in the same run: the bare sum over the same bytes (what the
+        // fill costs beyond its arithmetic: checks, state bookkeeping).
+        let l4 = l.l4;
+        g.bench_with_input(BenchmarkId::new("bare_sum", size), &size, |b, _| {
+            b.iter(|| {
+                let s =
+                    netoffload::csum::partial(black_box(&f[l4..]), netoffload::csum::Wsum::ZERO);
+                black_box(netoffload::csum::fold(s))
+            })
+        });
     }
     g.finish();
 }

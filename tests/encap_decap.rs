@@ -107,7 +107,8 @@ fn expect(
     pulled_all: usize,
 ) -> (usize, &'static str) {
     match (outer_csum, report) {
-        ("csum", Report::None) => (seg, "complete"),
+        // Software sum of the segment, then the tunnel headers pulled from it.
+        ("csum", Report::None) => (seg + hdr, "complete"),
         ("csum", Report::Level0) => (hdr, "complete"),
         ("csum", Report::Level1) => (0, "unnecessary0"),
         ("zero", Report::None) => (0, "none"),
@@ -183,9 +184,22 @@ fn matrix_kind_outer_csum_report_is_sound_with_expected_sw_bytes() {
                             assert_eq!(kind_of(d.meta.state()), kind, "{ctx}");
                             assert_eq!(d.sw_bytes, sw, "{ctx}");
                             // Inner TCP validation by the resulting state: a
-                            // corrupted inner packet must never pass.
-                            let inner_ok = inner_tcp_valid(&bytes, &d.inner, &d.meta);
+                            // corrupted inner packet must never pass, and the
+                            // segment is summed only when nothing is known.
+                            let (inner_ok, inner_sw) = inner_validate(&bytes, &d.inner, &d.meta);
                             assert_eq!(inner_ok, !corrupt, "{ctx}");
+                            let ip_hdr = d.inner.l4 - d.inner.l3;
+                            let expect_inner = match d.meta.state() {
+                                // The segment, plus the inner IP header so the
+                                // computed sum is kept as Complete from `cur`.
+                                CsumState::None => d.inner.end - d.inner.l3,
+                                CsumState::Complete { .. } => ip_hdr,
+                                _ => 0,
+                            };
+                            // A device sum that fails is re-summed (fault or bad).
+                            if !(corrupt && matches!(d.meta.state(), CsumState::Complete { .. })) {
+                                assert_eq!(inner_sw, expect_inner, "{ctx}");
+                            }
                             checked += 1;
                         }
                     }
@@ -195,33 +209,6 @@ fn matrix_kind_outer_csum_report_is_sound_with_expected_sw_bytes() {
     }
     // 6 kinds, minus IpIp's checksum half; honest reports only.
     assert!(checked > 150, "only {checked} cases");
-}
-
-/// Validates the inner TCP checksum the way the state machine would: trust
-/// Unnecessary, check Complete by arithmetic, else sum in software (oracle loop).
-fn inner_tcp_valid(bytes: &[u8], inner: &Layers, meta: &CsumMeta) -> bool {
-    let naive = || {
-        let init = naive_pseudo(bytes, inner, 6, inner.end - inner.l4);
-        naive_sum(&bytes[inner.l4..inner.end], init) == 0xFFFF
-    };
-    match meta.state() {
-        CsumState::Unnecessary { .. } => true,
-        CsumState::Complete { csum } => {
-            let c = netoffload::encap::postpull(csum, &bytes[inner.l3..inner.l4]);
-            let init = naive_pseudo(bytes, inner, 6, inner.end - inner.l4);
-            let mut s = init as u64 + naive_from_wsum(c) as u64;
-            while s > 0xFFFF {
-                s = (s & 0xFFFF) + (s >> 16);
-            }
-            s == 0xFFFF
-        }
-        _ => naive(),
-    }
-}
-
-/// A Wsum as a big-endian folded 16-bit sum (not complemented).
-fn naive_from_wsum(c: Wsum) -> u16 {
-    !folded_be(c)
 }
 
 fn outer_for(wrap: Wrap, v6: bool, csum: bool, inner_eth: bool) -> Outer {
@@ -256,8 +243,11 @@ fn vxlan_82599_zero_outer_leaves_inner_to_software_nonzero_converts_to_complete(
     assert_eq!(d.reason, DecapReason::ZeroChecksumLevelExhausted);
     assert_eq!(d.meta.state(), CsumState::None);
     assert_eq!(d.sw_bytes, 0);
-    // The inner TCP checksum is left to software: every TCP byte.
-    assert_eq!(d.inner.end - d.inner.l4, 20 + 1400);
+    // The inner TCP checksum is left to software: every TCP byte (and the
+    // inner IP header, so the computed sum is kept as Complete).
+    let (ok, inner_sw) = inner_validate(&bytes, &d.inner, &d.meta);
+    assert!(ok);
+    assert_eq!(inner_sw, 20 + 20 + 1400);
 
     // Non-zero outer checksum, no report: software verifies the outer UDP
     // checksum once and converts to Complete ...
@@ -265,21 +255,15 @@ fn vxlan_82599_zero_outer_leaves_inner_to_software_nonzero_converts_to_complete(
     let outer = wire::parse(&bytes, LinkType::Ethernet).unwrap();
     let d = decap(&bytes, &outer, outer.l3, CsumMeta::NONE, &cfg).unwrap();
     assert_eq!(d.reason, DecapReason::SoftwareVerifiedConverted);
-    assert_eq!(d.sw_bytes, outer.end - outer.l4);
-    let CsumState::Complete { csum: c } = d.meta.state() else {
-        panic!("not Complete: {:?}", d.meta);
-    };
-    // ... so the inner TCP check reads only the inner IP header (to pull it),
-    // never the segment: pseudo-header arithmetic on the carried sum.
-    let ip_hdr = &bytes[d.inner.l3..d.inner.l4];
-    let tcp_sum = netoffload::encap::postpull(c, ip_hdr);
-    let mut src = [0u8; 4];
-    let mut dst = [0u8; 4];
-    src.copy_from_slice(&bytes[d.inner.pseudo_src..d.inner.pseudo_src + 4]);
-    dst.copy_from_slice(&bytes[d.inner.pseudo_dst..d.inner.pseudo_dst + 4]);
-    let len = (d.inner.end - d.inner.l4) as u32;
-    assert!(csum::fold(csum::pseudo_v4(src, dst, 6, len, tcp_sum)).is_zero());
+    // The outer segment once, then the 30 header bytes pulled from the sum.
+    assert_eq!(d.sw_bytes, (outer.end - outer.l4) + (d.inner.l3 - outer.l4));
+    assert!(matches!(d.meta.state(), CsumState::Complete { .. }));
     sound(&bytes, &d.inner, d.inner.l3, &d.meta, false).unwrap();
+    // ... so the inner TCP check reads only the inner IP header (pulled from
+    // the sum), never the segment: pseudo-header arithmetic on the carried sum.
+    let (ok, inner_sw) = inner_validate(&bytes, &d.inner, &d.meta);
+    assert!(ok);
+    assert_eq!(inner_sw, d.inner.l4 - d.inner.l3);
 
     // And the device's level 0 on a non-zero checksum converts too (Linux:
     // decrement to NONE with csum_valid, then skb_checksum_try_convert).
@@ -444,10 +428,47 @@ fn nesting_up_to_the_limit_then_too_deep() {
     // beyond the pulled headers.
     assert_eq!(n.steps[2].reason, DecapReason::CompleteVerified);
     assert_eq!(n.steps[2].tunnel.gre.unwrap().key, Some(1));
-    assert_eq!(
-        n.sw_bytes,
-        outer.end - outer.l4 + (n.inner.l3 - n.steps[1].tunnel.outer_l3)
-    );
+    // Step 0 sums the VXLAN segment and pulls its 30 header bytes from the
+    // sum; the GRE steps only pull headers from the carried sum.
+    assert_eq!(n.sw_bytes, (outer.end - outer.l4) + (n.inner.l3 - outer.l4));
     sound(&vx, &n.inner, n.inner.l3, &n.meta, false).unwrap();
     assert!(matches!(n.meta.state(), CsumState::Complete { .. }));
+}
+
+#[test]
+fn trailing_bytes_are_trimmed_from_a_device_sum() {
+    let cfg = EncapConfig::DEFAULT;
+    // (a) Ethernet padding after the outer IP datagram (GRE, IPv4).
+    let mut a = wrap(
+        &outer_for(Wrap::Gre { key: None }, false, true, false),
+        &ip_tcp(false, b"tiny"),
+    );
+    a.extend_from_slice(&[0xEE; 9]);
+    // (b) Bytes inside the outer IP datagram but after the UDP length (VXLAN).
+    let mut b = wrap(
+        &outer_for(Wrap::Vxlan, false, true, true),
+        &eth_tcp(false, None, b"tiny"),
+    );
+    b.extend_from_slice(&[0x11; 7]);
+    let total = (b.len() - 14) as u16;
+    b[16..18].copy_from_slice(&total.to_be_bytes());
+    b[24..26].copy_from_slice(&[0, 0]);
+    let c = !naive_sum(&b[14..34], 0);
+    b[24..26].copy_from_slice(&c.to_be_bytes());
+    for bytes in [a, b] {
+        let outer = wire::parse(&bytes, LinkType::Ethernet).unwrap();
+        for meta in [
+            CsumMeta::NONE,
+            CsumMeta::from_state(CsumState::Complete {
+                csum: csum::partial(&bytes[outer.l3..], Wsum::ZERO),
+            }),
+        ] {
+            let d = decap(&bytes, &outer, outer.l3, meta, &cfg).unwrap();
+            assert!(d.inner.end < bytes.len());
+            assert!(matches!(d.meta.state(), CsumState::Complete { .. }));
+            sound(&bytes, &d.inner, d.inner.l3, &d.meta, false).unwrap();
+            let (ok, _) = inner_validate(&bytes, &d.inner, &d.meta);
+            assert!(ok);
+        }
+    }
 }

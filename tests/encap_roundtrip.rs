@@ -4,6 +4,7 @@
 
 mod encap_support;
 
+use encap_support::oracle;
 use encap_support::*;
 use netoffload::encap::{
     DecapReason, EncapConfig, EncapError, EncapSpec, OuterCsumFill, OuterEthernet, OuterIp,
@@ -66,6 +67,8 @@ struct Case {
     outer_vlan: Option<u16>,
     mode: UdpCsumMode,
     inner_state: u8,
+    /// A byte to corrupt after the round trip (position fraction, xor mask).
+    corrupt: (u16, u8),
 }
 
 fn geneve_opts() -> impl Strategy<Value = Vec<u8>> {
@@ -104,6 +107,7 @@ fn case() -> impl Strategy<Value = Case> {
             Just(UdpCsumMode::Offload)
         ],
         0u8..3,
+        (any::<u16>(), 1u8..=255),
     )
         .prop_map(
             |(
@@ -113,6 +117,7 @@ fn case() -> impl Strategy<Value = Case> {
                 (outer_v6, outer_vlan),
                 mode,
                 inner_state,
+                corrupt,
             )| Case {
                 inner_v6,
                 inner_udp,
@@ -128,6 +133,7 @@ fn case() -> impl Strategy<Value = Case> {
                 outer_vlan,
                 mode,
                 inner_state,
+                corrupt,
             },
         )
 }
@@ -388,6 +394,63 @@ fn run(c: &Case) -> Result<(), TestCaseError> {
             prop_assert_eq!(d.meta.state(), expect);
         }
     }
+    corrupted(c, frame, &outer, &cfg)
+}
+
+/// One byte after the outer L4 header flipped: whatever an honest device
+/// reports, decap either refuses with a typed error or gives a sound state,
+/// and the inner checksum is never called good when it is not.
+fn corrupted(
+    c: &Case,
+    frame: &[u8],
+    outer: &Layers,
+    cfg: &EncapConfig,
+) -> Result<(), TestCaseError> {
+    let mut bad = frame.to_vec();
+    let span = bad.len() - outer.l4;
+    let at = outer.l4 + (c.corrupt.0 as usize * span) / 65536;
+    bad[at] ^= c.corrupt.1;
+    let Ok(o) = wire::parse(&bad, LinkType::Ethernet) else {
+        return Ok(());
+    };
+    let sites = oracle::sites(&bad, oracle::Link::Ethernet);
+    let good_prefix = sites
+        .iter()
+        .filter(|s| s.counted)
+        .take_while(|s| s.correct)
+        .count();
+    let mut reports = vec![
+        CsumState::None,
+        CsumState::Complete {
+            csum: netoffload::csum::partial(&bad[o.l3..], netoffload::csum::Wsum::ZERO),
+        },
+    ];
+    if good_prefix > 0 {
+        reports.push(CsumState::Unnecessary {
+            level: CsumLevel::new((good_prefix - 1).min(3) as u8).unwrap(),
+        });
+    }
+    for report in reports {
+        let Ok(d) = decap(&bad, &o, o.l3, CsumMeta::from_state(report), cfg) else {
+            continue;
+        };
+        sound(&bad, &d.inner, d.inner.l3, &d.meta, true).map_err(TestCaseError::fail)?;
+        if matches!(d.inner.transport, Transport::Tcp | Transport::Udp)
+            && !d.inner.fragment.is_fragment
+        {
+            let (ok, _) = inner_validate(&bad, &d.inner, &d.meta);
+            let truth = oracle::correct_at(&bad[..d.inner.end], oracle::Link::Ethernet, d.inner.l4);
+            if ok {
+                prop_assert_eq!(
+                    truth,
+                    Some(true),
+                    "inner called good at {} ({:?})",
+                    at,
+                    report
+                );
+            }
+        }
+    }
     Ok(())
 }
 
@@ -416,6 +479,7 @@ fn vxlan_over_ipv4_partial_inner_lco_round_trip_fixed_case() {
         outer_vlan: Some(5),
         mode: UdpCsumMode::Compute,
         inner_state: 1,
+        corrupt: (1000, 0x40),
     };
     run(&c).unwrap();
 }
@@ -441,6 +505,7 @@ fn encap_refusals() {
         outer_vlan: None,
         mode: UdpCsumMode::Zero,
         inner_state: 0,
+        corrupt: (0, 1),
     };
     let r = encap(
         &spec(&c),

@@ -111,9 +111,52 @@ fn flags_differ() {
 }
 
 #[test]
-fn cwr_never_merges() {
+fn cwr_must_be_equal() {
     for fam in FAMS {
         expect_split(fam, R::Cwr, |b, _| b.flags |= 0x80);
+    }
+    // A run of CWR segments merges and is marked for AccECN-safe segmentation.
+    for fam in FAMS {
+        let mut h = Harness::<8>::new(GroConfig::new());
+        let (mut a, oa) = base(fam);
+        a.flags |= 0x80;
+        h.feed(frame(fam, &a, &oa));
+        h.feed(frame(fam, &a.next(), &oa.next()));
+        h.flush();
+        assert_eq!(reasons(&h), vec![(vec![1, 2], R::PollEnd)], "{fam:?}");
+        let Ev::Super { gso, .. } = &h.events[0] else {
+            panic!()
+        };
+        assert!(gso.contains(GsoType::TCP_ACCECN));
+        h.check_super(&h.events[0]);
+    }
+}
+
+/// The kernel selftest's "cwr flag ends coalescing": packets 0..4 with CWR on
+/// 1 and 2 come out as [0], [1, 2], [3, 4].
+#[test]
+fn selftest_cwr_flag_ends_coalescing() {
+    let mut h = Harness::<8>::new(GroConfig::new());
+    let mut s = Spec::default();
+    for i in 0..5 {
+        let mut seg = s.clone();
+        if i == 1 || i == 2 {
+            seg.flags |= 0x80;
+        }
+        h.feed(seg.frame());
+        s = s.next();
+    }
+    h.flush();
+    assert_eq!(
+        reasons(&h),
+        vec![
+            (vec![1], R::Cwr),
+            (vec![2, 3], R::Cwr),
+            (vec![4, 5], R::PollEnd)
+        ]
+    );
+    for e in &h.events {
+        h.check_super(e);
     }
 }
 

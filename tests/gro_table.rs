@@ -157,3 +157,56 @@ fn stats_add_up() {
     assert_eq!(s.passed_up, 1);
     assert_eq!(s.flushed, 1);
 }
+
+#[test]
+fn reason_names_are_unique_and_csv_safe() {
+    let mut seen = std::collections::HashSet::new();
+    for r in R::ALL {
+        let name = r.to_string();
+        assert_eq!(name, r.name());
+        assert!(
+            name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+            "{name}"
+        );
+        assert!(seen.insert(name.clone()), "duplicate {name}");
+    }
+    assert_eq!(seen.len(), R::ALL.len());
+}
+
+#[test]
+fn write_into_reports_short_buffers_and_missing_payloads() {
+    use netoffload::gro::WriteError;
+    let mut gro = Box::new(netoffload::gro::Gro::<4>::new(GroConfig::new()));
+    let a = Spec::default();
+    let b = a.next();
+    let (fa, fb) = (a.frame(), b.frame());
+    let mut checked = 0;
+    let meta = netoffload::state::CsumMeta::NONE;
+    let _ = gro.receive(&fa, 1, meta.clone(), 0, &mut |_| {});
+    let _ = gro.receive(&fb, 2, meta, 0, &mut |_| {});
+    gro.flush_all(&mut |sp| {
+        let mut small = vec![0u8; sp.len() - 1];
+        assert_eq!(
+            sp.write_into(&mut small, |_| Some(&fa[..])),
+            Err(WriteError::BufferTooSmall {
+                needed: sp.len(),
+                available: sp.len() - 1
+            })
+        );
+        let mut buf = vec![0u8; sp.len()];
+        assert_eq!(
+            sp.write_into(&mut buf, |id| if id == 1 { Some(&fa[..]) } else { None }),
+            Err(WriteError::MissingPayload { id: 2 })
+        );
+        assert_eq!(
+            sp.write_into(&mut buf, |id| if id == 1 {
+                Some(&fa[..])
+            } else {
+                Some(&fb[..40])
+            }),
+            Err(WriteError::MissingPayload { id: 2 })
+        );
+        checked += 1;
+    });
+    assert_eq!(checked, 1);
+}

@@ -40,7 +40,11 @@ fn meta_to_status_follows_tpacket_rcv() {
     )
     .unwrap();
     let blank = CsumMeta::new(
-        CsumState::None,
+        CsumState::Partial {
+            start: 34,
+            offset: 6,
+            kind: PartialKind::Inet,
+        },
         CsumFlags::CSUM_BLANK | CsumFlags::DATA_VALID,
     )
     .unwrap();

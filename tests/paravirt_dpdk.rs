@@ -151,12 +151,9 @@ fn every_rx_combination_claims_exactly_what_was_verified() {
                             },
                         };
                         assert_eq!(got.meta.state(), want_state, "{rx:?} {encap:?}");
-                        let want_flags = if l4 == RxStatus::NoneDataValid {
-                            CsumFlags::DATA_VALID | CsumFlags::CSUM_BLANK
-                        } else {
-                            CsumFlags::empty()
-                        };
-                        assert_eq!(got.meta.flags(), want_flags, "{rx:?}");
+                        // NONE (field not filled) cannot be claimed without
+                        // the frame: no side facts from the bits alone.
+                        assert_eq!(got.meta.flags(), CsumFlags::empty(), "{rx:?}");
                         // UNKNOWN (0) is never good.
                         if l4 == RxStatus::Unknown && outer_l4 != OuterL4Status::Good {
                             let zero_outer = encap == Encap::UdpTunnel(OuterUdpCsum::Zero)
@@ -225,11 +222,7 @@ fn meta_to_rx_round_trips_without_gaining_claims() {
         CsumMeta::from_state(CsumState::Unnecessary {
             level: CsumLevel::L1,
         }),
-        CsumMeta::new(
-            CsumState::None,
-            CsumFlags::DATA_VALID | CsumFlags::CSUM_BLANK,
-        )
-        .unwrap(),
+        CsumMeta::new(CsumState::None, CsumFlags::DATA_VALID).unwrap(),
         CsumMeta::new(
             CsumState::Partial {
                 start: 34,
@@ -264,7 +257,10 @@ fn meta_to_rx_round_trips_without_gaining_claims() {
             }
             if matches!(m.state(), CsumState::Partial { .. }) {
                 assert_eq!(rx.l4, RxStatus::NoneDataValid);
-                assert!(back.data_valid() && back.is_blank());
+                assert!(
+                    back.flags().is_empty(),
+                    "NONE without the frame claims no side fact"
+                );
             }
         }
     }
@@ -296,7 +292,15 @@ fn partial(start: usize, offset: usize) -> CsumMeta {
 fn tx_requests_for_plain_packets() {
     let spec = Spec::tcp4(100);
     let f = make_partial(build(spec), spec);
-    let tx = dpdk::meta_to_tx(partial(34, 16), &layers(&f, spec), None, None, true).unwrap();
+    let tx = dpdk::meta_to_tx(
+        partial(34, 16),
+        &mut f.clone(),
+        &layers(&f, spec),
+        None,
+        None,
+        true,
+    )
+    .unwrap();
     assert_eq!(tx.ol_flags, (1 << 52) | (1 << 55) | (1 << 54));
     assert_eq!((tx.l2_len, tx.l3_len), (14, 20));
     let spec = Spec {
@@ -304,7 +308,15 @@ fn tx_requests_for_plain_packets() {
         ..Spec::udp6(100)
     };
     let f = make_partial(build(spec), spec);
-    let tx = dpdk::meta_to_tx(partial(spec.l4(), 6), &layers(&f, spec), None, None, true).unwrap();
+    let tx = dpdk::meta_to_tx(
+        partial(spec.l4(), 6),
+        &mut f.clone(),
+        &layers(&f, spec),
+        None,
+        None,
+        true,
+    )
+    .unwrap();
     assert_eq!(tx.ol_flags, (3 << 52) | (1 << 56));
     assert_eq!((tx.l2_len, tx.l3_len), (18, 40));
     // Already checksummed: no L4 request.
@@ -312,6 +324,7 @@ fn tx_requests_for_plain_packets() {
         CsumMeta::from_state(CsumState::Unnecessary {
             level: CsumLevel::L0,
         }),
+        &mut f.clone(),
         &layers(&f, spec),
         None,
         None,
@@ -322,6 +335,7 @@ fn tx_requests_for_plain_packets() {
     // A Partial DPDK cannot point at.
     let e = dpdk::meta_to_tx(
         partial(spec.l4() + 2, 4),
+        &mut f.clone(),
         &layers(&f, spec),
         None,
         None,
@@ -332,11 +346,9 @@ fn tx_requests_for_plain_packets() {
         e,
         BoundaryError::forbidden(MetaField::State, Rule::PartialNotAtTransport)
     );
-    let blank = CsumMeta::new(CsumState::None, CsumFlags::CSUM_BLANK).unwrap();
-    assert_eq!(
-        dpdk::meta_to_tx(blank, &layers(&f, spec), None, None, false).unwrap_err(),
-        BoundaryError::forbidden(MetaField::State, Rule::BlankWithoutOffsets)
-    );
+    // A blank field without a place cannot even be built (state's rule), so no
+    // boundary can be handed one.
+    assert!(CsumMeta::new(CsumState::None, CsumFlags::CSUM_BLANK).is_err());
 }
 
 #[test]
@@ -353,9 +365,9 @@ fn tx_sctp_asks_for_crc32c() {
         offset: 8,
         kind: PartialKind::Crc32c,
     });
-    let tx = dpdk::meta_to_tx(m, &l, None, None, false).unwrap();
+    let tx = dpdk::meta_to_tx(m, &mut f.clone(), &l, None, None, false).unwrap();
     assert_eq!(tx.ol_flags, (2 << 52) | (1 << 55));
-    let back = dpdk::tx_to_meta(&tx, &f, LinkType::Ethernet).unwrap();
+    let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet).unwrap();
     assert_eq!(
         back.meta.state(),
         CsumState::Partial {
@@ -366,41 +378,100 @@ fn tx_sctp_asks_for_crc32c() {
     );
 }
 
+/// The length-less seed DPDK's `rte_ipv4/6_phdr_cksum` puts under TSO/USO,
+/// computed independently: addresses + protocol, no length.
+fn dpdk_tso_seed(f: &[u8], spec: Spec) -> u16 {
+    let l3 = spec.l3();
+    let (addrs, proto) = if spec.v6 {
+        (&f[l3 + 8..l3 + 40], f[l3 + 6])
+    } else {
+        (&f[l3 + 12..l3 + 20], f[l3 + 9])
+    };
+    support::naive_fold(support::naive_sum(addrs, u64::from(proto)))
+}
+
+fn field(f: &[u8], spec: Spec) -> u16 {
+    let at = spec.l4() + spec.csum_offset();
+    u16::from_be_bytes([f[at], f[at + 1]])
+}
+
 #[test]
-fn tx_segmentation() {
-    let spec = Spec::tcp6(5000);
-    let f = make_partial(build(spec), spec);
+fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
+    for (spec, kind, bits) in [
+        (
+            Spec::tcp6(5000),
+            GsoKind::TcpV6,
+            (1u64 << 50) | (1 << 52) | (1 << 56),
+        ),
+        (
+            Spec::tcp4(5000),
+            GsoKind::TcpV4,
+            (1 << 50) | (1 << 52) | (1 << 55),
+        ),
+        (
+            Spec::udp4(5000),
+            GsoKind::UdpL4,
+            (1 << 42) | (3 << 52) | (1 << 55),
+        ),
+        (
+            Spec::udp6(5000),
+            GsoKind::UdpL4,
+            (1 << 42) | (3 << 52) | (1 << 56),
+        ),
+    ] {
+        let linux = make_partial(build(spec), spec);
+        let sp = SuperPacket {
+            kind,
+            ecn: false,
+            gso_size: 1440,
+            hdr_len: spec.payload_at() as u16,
+            segs: 4,
+        };
+        let mut f = linux.clone();
+        let l = layers(&linux, spec);
+        let tx = dpdk::meta_to_tx(
+            partial(spec.l4(), spec.csum_offset()),
+            &mut f,
+            &l,
+            None,
+            Some(sp),
+            false,
+        )
+        .unwrap();
+        assert_eq!(tx.ol_flags, bits, "{spec:?}");
+        assert_eq!(tx.l4_len as usize, spec.payload_at() - spec.l4());
+        assert_eq!(tx.tso_segsz, 1440);
+        assert_eq!(
+            field(&f, spec),
+            dpdk_tso_seed(&f, spec),
+            "DPDK wants the length left out"
+        );
+        assert_ne!(field(&f, spec), field(&linux, spec));
+        // Back from DPDK: the full seed is restored and the Partial is sound.
+        let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet).unwrap();
+        assert_eq!(back.seg, Some((kind, 1440)));
+        assert_eq!(f, linux);
+        support::sound(&f, false, &back.meta).unwrap();
+    }
+    let spec = Spec::tcp4(5000);
+    let mut f = make_partial(build(spec), spec);
+    let l = layers(&f, spec);
     let sp = SuperPacket {
-        kind: GsoKind::TcpV6,
+        kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1440,
-        hdr_len: 74,
+        hdr_len: 54,
         segs: 4,
     };
-    let tx = dpdk::meta_to_tx(partial(54, 16), &layers(&f, spec), None, Some(sp), false).unwrap();
-    assert_eq!(tx.ol_flags, (1 << 50) | (1 << 52) | (1 << 56));
-    assert_eq!((tx.l4_len, tx.tso_segsz), (20, 1440));
-    let back = dpdk::tx_to_meta(&tx, &f, LinkType::Ethernet).unwrap();
-    assert_eq!(back.seg, Some((GsoKind::TcpV6, 1440)));
     let un = CsumMeta::from_state(CsumState::Unnecessary {
         level: CsumLevel::L0,
     });
+    let before = f.clone();
     assert_eq!(
-        dpdk::meta_to_tx(un, &layers(&f, spec), None, Some(sp), false).unwrap_err(),
+        dpdk::meta_to_tx(un, &mut f, &l, None, Some(sp), false).unwrap_err(),
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoWithoutChecksumState)
     );
-    let spec = Spec::udp4(5000);
-    let f = make_partial(build(spec), spec);
-    let sp = SuperPacket {
-        kind: GsoKind::UdpL4,
-        ecn: false,
-        gso_size: 1400,
-        hdr_len: 42,
-        segs: 4,
-    };
-    let tx = dpdk::meta_to_tx(partial(34, 6), &layers(&f, spec), None, Some(sp), false).unwrap();
-    assert_eq!(tx.ol_flags, (1 << 42) | (3 << 52) | (1 << 55));
-    assert_eq!(tx.l4_len, 8);
+    assert_eq!(f, before);
 }
 
 #[test]
@@ -427,7 +498,15 @@ fn tx_vxlan_lengths() {
         outer_ip_csum: true,
         outer_udp_csum: true,
     };
-    let tx = dpdk::meta_to_tx(partial(l.l4, 16), &l, Some(outer), None, true).unwrap();
+    let tx = dpdk::meta_to_tx(
+        partial(l.l4, 16),
+        &mut f.clone(),
+        &l,
+        Some(outer),
+        None,
+        true,
+    )
+    .unwrap();
     assert_eq!(
         (tx.outer_l2_len, tx.outer_l3_len, tx.l2_len, tx.l3_len),
         (14, 20, 30, 20)
@@ -436,7 +515,7 @@ fn tx_vxlan_lengths() {
         tx.ol_flags,
         (1 << 45) | (1 << 52) | (1 << 54) | (1 << 55) | (1 << 58) | (1 << 59) | (1 << 41)
     );
-    let back = dpdk::tx_to_meta(&tx, &f, LinkType::Ethernet).unwrap();
+    let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet).unwrap();
     assert_eq!(
         back.meta.state(),
         CsumState::Partial {
@@ -450,14 +529,14 @@ fn tx_vxlan_lengths() {
 #[test]
 fn tx_to_meta_checks_untrusted_lengths() {
     let spec = Spec::tcp4(100);
-    let f = make_partial(build(spec), spec);
+    let mut f = make_partial(build(spec), spec);
     let good = TxOffload {
         ol_flags: ol::TX_TCP_CKSUM | ol::TX_IPV4,
         l2_len: 14,
         l3_len: 20,
         ..TxOffload::default()
     };
-    let m = dpdk::tx_to_meta(&good, &f, LinkType::Ethernet).unwrap();
+    let m = dpdk::tx_to_meta(&good, &mut f, LinkType::Ethernet).unwrap();
     assert_eq!(
         m.meta.state(),
         CsumState::Partial {
@@ -517,7 +596,7 @@ fn tx_to_meta_checks_untrusted_lengths() {
     ];
     for (tx, field) in cases {
         assert_eq!(
-            dpdk::tx_to_meta(&tx, &f, LinkType::Ethernet)
+            dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet)
                 .unwrap_err()
                 .field,
             field,
@@ -530,9 +609,38 @@ fn tx_to_meta_checks_untrusted_lengths() {
         ..good
     };
     assert_eq!(
-        dpdk::tx_to_meta(&none, &f, LinkType::Ethernet)
+        dpdk::tx_to_meta(&none, &mut f, LinkType::Ethernet)
             .unwrap()
             .meta,
         CsumMeta::NONE
     );
+}
+
+#[test]
+fn none_status_with_the_frame_becomes_a_partial_when_the_field_is_the_seed() {
+    let rx = RxCsum {
+        l4: RxStatus::NoneDataValid,
+        ..RxCsum::UNKNOWN
+    };
+    for spec in [Spec::tcp4(300), Spec::udp6(90)] {
+        let seeded = make_partial(build(spec), spec);
+        let got = dpdk::rx_to_meta_frame(rx, Encap::None, &seeded, LinkType::Ethernet);
+        assert_eq!(
+            got.meta.state(),
+            CsumState::Partial {
+                start: spec.l4(),
+                offset: spec.csum_offset(),
+                kind: PartialKind::Inet
+            }
+        );
+        assert!(got.meta.is_blank() && got.meta.data_valid());
+        support::sound(&seeded, false, &got.meta).unwrap();
+        // A field that is not the seed: nothing can be claimed.
+        let full = build(spec);
+        let got = dpdk::rx_to_meta_frame(rx, Encap::None, &full, LinkType::Ethernet);
+        assert_eq!(got.meta, CsumMeta::NONE);
+        // Tunnelled: the inner field is not located here.
+        let got = dpdk::rx_to_meta_frame(rx, Encap::NoOuterChecksum, &seeded, LinkType::Ethernet);
+        assert_eq!(got.meta, CsumMeta::NONE);
+    }
 }

@@ -168,3 +168,84 @@ fn mirage_net_xen_123_aggregated_frames_carry_data_validated() {
     let out = xen::from_meta(p, &pframe, LinkType::Ethernet, Some(sp)).unwrap();
     assert_eq!(out.csum.to_rx().bits(), 0x3);
 }
+
+mod caller_layers {
+    use netoffload::state::paravirt::dpdk::{self, SeedLength};
+    use netoffload::state::paravirt::leak;
+    use netoffload::state::paravirt::setup;
+    use netoffload::state::{CsumMeta, CsumState, PartialKind};
+    use netoffload::wire::{Fragment, Layers, LinkType, Net, Transport};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// `Layers` is a plain struct a caller can fill with anything: every
+        /// public function that takes one refuses a disordered or oversized one
+        /// instead of underflowing.
+        #[test]
+        fn disordered_layers_never_panic(
+            offs in proptest::array::uniform7(0usize..120),
+            proto in prop_oneof![Just(6u8), Just(17u8), Just(1u8), Just(58u8), any::<u8>()],
+            v6 in any::<bool>(),
+            len in 0usize..100,
+        ) {
+            let l = Layers {
+                link: LinkType::Ethernet, l2: offs[0], vlan_count: 0, vlan_tci: [0; 2],
+                l3: offs[1], net: if v6 { Net::Ipv6 } else { Net::Ipv4 }, l4: offs[2],
+                ip_proto: proto, transport: Transport::from_proto(proto), payload: offs[3],
+                end: offs[4], fragment: Fragment::default(), pseudo_src: offs[5], pseudo_dst: offs[6],
+            };
+            let mut frame = vec![0x45u8; len];
+            let _ = leak::diagnose(&frame, &l);
+            let _ = setup::check_seed(&frame, &l, l.l4, 16);
+            let _ = setup::check_udp_length(&frame, &l);
+            let _ = setup::pseudo_seed(&frame, &l);
+            let _ = dpdk::convert_seed(&mut frame, &l, 16, SeedLength::Included, SeedLength::Excluded);
+            let m = CsumMeta::from_state(CsumState::Partial { start: l.l4, offset: 16, kind: PartialKind::Inet });
+            let _ = dpdk::meta_to_tx(m, &mut frame, &l, None, None, true);
+        }
+    }
+}
+
+#[test]
+fn huge_caller_offsets_are_errors_not_overflows() {
+    use netoffload::state::paravirt::dpdk::{self, SeedLength};
+    use netoffload::state::paravirt::setup;
+    let spec = Spec::tcp4(20);
+    let mut frame = make_partial(build(spec), spec);
+    let l = wire::parse(&frame, LinkType::Ethernet).unwrap();
+    assert!(setup::check_seed(&frame, &l, l.l4, usize::MAX).is_err());
+    assert!(
+        dpdk::convert_seed(
+            &mut frame,
+            &l,
+            usize::MAX,
+            SeedLength::Included,
+            SeedLength::Excluded
+        )
+        .is_err()
+    );
+    let mut s = setup::checksum_setup(&frame, LinkType::Ethernet).unwrap();
+    s.offset = usize::MAX;
+    assert!(setup::write_seed(&mut frame, &s).is_err());
+}
+
+#[test]
+fn huge_vlan_hlen_is_an_error() {
+    let m = CsumMeta::from_state(CsumState::Partial {
+        start: 34,
+        offset: 16,
+        kind: PartialKind::Inet,
+    });
+    let e = VirtioNetHdr::from_meta(
+        m,
+        GuestFrame {
+            base: 0,
+            vlan_hlen: usize::MAX,
+        },
+        None,
+        PeerFeatures::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.field, MetaField::VirtioCsumStart);
+}

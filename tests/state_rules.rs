@@ -113,12 +113,9 @@ fn icmp_is_never_covered_by_a_level() {
     .meta;
     let out = state::validate(m, &pkt).unwrap();
     assert_eq!(out.verdict, Verdict::Bad);
-    assert_eq!(
-        out.meta.state(),
-        CsumState::Unnecessary {
-            level: CsumLevel::L0
-        }
-    );
+    // The software sum replaces levels nothing after ICMP could use.
+    assert!(matches!(out.meta.state(), CsumState::Complete { .. }));
+    sound(&b, at.l3, at.l4, at.l4, &out.meta);
 }
 
 #[test]
@@ -563,4 +560,208 @@ fn bad_input_is_refused_with_the_meta_handed_back() {
         CsumMeta::new(CsumState::None, CsumFlags::CSUM_BLANK),
         Err(state::MetaError::BlankWithoutPartial)
     );
+}
+
+#[test]
+fn checksum_setup_points_partial_at_the_field_and_recalculates_the_seed() {
+    for (v6, l4) in [
+        (false, L4::Udp),
+        (true, L4::Tcp { opt_words: 1 }),
+        (true, L4::Udp),
+    ] {
+        let (mut b, at) = packets::build(&packets::simple(v6, l4, b"from a guest"));
+        b[at.l4 + if l4 == L4::Udp { 6 } else { 16 }] ^= 0x77; // garbage in the field
+        let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+        let s = state::checksum_setup(CsumMeta::NONE, &mut pm, true).unwrap();
+        assert_eq!(s.reason, Reason::PartialSetUp);
+        let blank = CsumMeta::new(s.meta.state(), s.meta.flags() | CsumFlags::CSUM_BLANK).unwrap();
+        sound(&b, at.l3, at.l4, at.l4, &blank);
+        let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+        let f = state::fill(blank, &mut pm).unwrap();
+        assert_eq!(f.reason, Reason::Filled);
+        assert!(oracle::all_correct(&b, Link::Ethernet), "{v6} {l4:?}");
+    }
+    let (mut b, _) = packets::build(&packets::simple(false, L4::Icmp, b"x"));
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let r = state::checksum_setup(CsumMeta::NONE, &mut pm, true).unwrap_err();
+    assert!(matches!(r.error, StateError::LayerNotHandled { .. }));
+}
+
+/// IPv4 / GRE (with or without the C bit) / IPv4 / UDP, checksums by the oracle's sum.
+fn gre(with_c: bool) -> (Vec<u8>, usize, usize) {
+    let (inner, _) = packets::build(&Spec {
+        raw_ip: true,
+        ..packets::simple(false, L4::Udp, b"inside gre")
+    });
+    let mut g = if with_c {
+        vec![0x80, 0, 0x08, 0, 0, 0, 0, 0]
+    } else {
+        vec![0, 0, 0x08, 0]
+    };
+    g.extend_from_slice(&inner);
+    if with_c {
+        let c = !oracle::naive_sum(&g);
+        g[4..6].copy_from_slice(&c.to_be_bytes());
+    }
+    let mut ip = etherparse::Ipv4Header::new(
+        g.len() as u16,
+        64,
+        etherparse::IpNumber::GRE,
+        [10, 0, 0, 1],
+        [10, 0, 0, 2],
+    )
+    .unwrap();
+    ip.header_checksum = ip.calc_header_checksum();
+    let mut b = ip.to_bytes().to_vec();
+    b.extend_from_slice(&g);
+    (b, 0, 20)
+}
+
+#[test]
+fn gre_checksum_is_validated_and_converted_only_with_the_c_bit() {
+    let (b, l3, l4) = gre(true);
+    let sites = oracle::sites(&b, Link::RawIp);
+    assert_eq!(sites.len(), 2, "GRE and the inner UDP");
+    let pkt = Packet::parse(&b, LinkType::RawIp)
+        .unwrap()
+        .with_cur(l4)
+        .unwrap();
+    let m = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L0,
+    })
+    .meta;
+    let v = state::validate(m, &pkt).unwrap();
+    assert_eq!(
+        (v.verdict, v.reason),
+        (Verdict::Good, Reason::LevelConsumed)
+    );
+    let c = state::try_convert(v.meta, &pkt).unwrap();
+    assert_eq!(c.reason, Reason::Converted);
+    let view = View {
+        bytes: &b,
+        link: Link::RawIp,
+        cur: l4,
+        levels_from: l4 + 1,
+        l4,
+    };
+    oracle::check(&view, &c.meta).unwrap();
+    let _ = l3;
+
+    let (b, _, l4) = gre(false);
+    let pkt = Packet::parse(&b, LinkType::RawIp).unwrap();
+    let m = state::receive(DeviceReport::L4Ok {
+        level: CsumLevel::L0,
+    })
+    .meta;
+    let v = state::validate(m.clone(), &pkt).unwrap();
+    assert_eq!(
+        (v.verdict, v.reason),
+        (Verdict::NoChecksum, Reason::NoChecksumField)
+    );
+    assert_eq!(v.meta, m, "no checksum, no level consumed");
+    let _ = l4;
+}
+
+#[test]
+fn fragments_are_not_validated_and_conntrack_waits_for_reassembly() {
+    let (mut b, at) = tcp4(b"fragment");
+    b[at.l3 + 6] |= 0x20; // MF
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let r = state::validate(CsumMeta::NONE, &pkt).unwrap_err();
+    assert_eq!(r.error, StateError::Fragment);
+    let c = state::conntrack(
+        CsumMeta::NONE,
+        &pkt,
+        Hook::PreRouting,
+        ConntrackConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(c.reason, Reason::ConntrackFragment);
+}
+
+#[test]
+fn conntrack_catches_a_lying_device_sum_and_keeps_the_software_sum() {
+    let (b, at) = tcp4(b"conntrack and a liar");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let wrong = Wsum::new(oracle::honest_complete(&b, at.l3).get().wrapping_add(3));
+    let m = state::receive(DeviceReport::Complete { csum: wrong }).meta;
+    let c = state::conntrack(m, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
+    assert_eq!(
+        (c.verdict, c.reason),
+        (Verdict::Good, Reason::DeviceChecksumFault)
+    );
+    sound(&b, at.l3, at.l4, at.l4, &c.meta);
+    let v = state::validate(c.meta, &pkt).unwrap();
+    assert_eq!(v.reason, Reason::CompleteChecked);
+}
+
+#[test]
+fn conntrack_records_a_verified_sctp_crc_so_delivery_does_not_redo_it() {
+    let (b, at) = packets::build(&packets::simple(true, L4::Sctp, &[3u8; 40]));
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let c = state::conntrack(
+        CsumMeta::NONE,
+        &pkt,
+        Hook::PreRouting,
+        ConntrackConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        c.meta.state(),
+        CsumState::Unnecessary {
+            level: CsumLevel::L0
+        }
+    );
+    sound(&b, at.l3, at.l4, at.l4, &c.meta);
+    let d = state::deliver(c.meta, &pkt).unwrap();
+    assert_eq!((d.verdict, d.sw_bytes), (Verdict::Good, 0));
+}
+
+#[test]
+fn nat_refusals_change_nothing() {
+    let (mut b, _) = packets::build(&packets::simple(false, L4::Icmp, b"x"));
+    let before = b.clone();
+    let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let r = state::nat(CsumMeta::NONE, &mut pm, Rewrite::Src(Addr::V6([1; 16]))).unwrap_err();
+    assert_eq!(r.error, StateError::AddressFamily);
+    let r = state::nat(CsumMeta::NONE, &mut pm, Rewrite::DstPort(9)).unwrap_err();
+    assert!(matches!(r.error, StateError::LayerNotHandled { .. }));
+    assert_eq!(b, before);
+}
+
+#[test]
+fn nat_sctp_port_updates_the_crc_by_linearity_and_keeps_a_bad_crc_bad() {
+    for bad in [false, true] {
+        let (mut b, at) = packets::build(&packets::simple(false, L4::Sctp, &[9u8; 27]));
+        if bad {
+            b[at.end - 1] ^= 1;
+        }
+        let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+        let n = state::nat(CsumMeta::NONE, &mut pm, Rewrite::SrcPort(4242)).unwrap();
+        assert_eq!(n.reason, Reason::NatRewritten);
+        assert_eq!(oracle::all_correct(&b, Link::Ethernet), !bad);
+    }
+}
+
+#[test]
+fn trim_refuses_to_cut_a_partial_field_or_the_datagram() {
+    let (b, at) = tcp4(b"abc");
+    let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
+    let m = CsumMeta::from_state(CsumState::Partial {
+        start: at.l4,
+        offset: 16,
+        kind: PartialKind::Inet,
+    });
+    assert!(state::trim(m, &pkt, at.end - 1).is_err());
+}
+
+#[test]
+fn packet_context_rejects_offsets_outside_the_bytes() {
+    let (b, _) = tcp4(b"abc");
+    let layers = netoffload::wire::parse(&b, LinkType::Ethernet).unwrap();
+    assert!(Packet::new(&b[..layers.end - 1], layers, 0).is_err());
+    assert!(Packet::new(&b, layers, b.len() + 1).is_err());
+    let mut odd = layers;
+    odd.l4 = odd.end + 1;
+    assert!(Packet::new(&b, odd, 0).is_err());
 }

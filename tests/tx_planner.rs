@@ -243,3 +243,64 @@ fn config_errors() {
     // ...and the ring still wakes (no stall) on the next completion pass.
     assert_eq!(ring.complete(1, |_| {}).wake, WakeOutcome::Woke);
 }
+
+/// From decision to ring: offloads carry a context (with the MSS for
+/// hardware segmentation), software-finished packets none.
+#[test]
+fn contexts_come_from_transmit_decisions() {
+    use netoffload::state::PartialKind;
+    use netoffload::tx::{DoneReason, Fill, FillReason, GsoInfo, GsoType, OffloadReason, TxAction};
+    let tso = TxAction::Offload {
+        start: 34,
+        offset: 16,
+        reason: OffloadReason::HardwareSegmentation,
+    };
+    let gso = Some(GsoInfo::new(1448, GsoType::TCPV4));
+    assert_eq!(
+        TxContext::from_action(&tso, gso),
+        Some(TxContext {
+            csum_start: 34,
+            csum_offset: 16,
+            mss: 1448
+        })
+    );
+    let csum = TxAction::Offload {
+        start: 34,
+        offset: 6,
+        reason: OffloadReason::HwCsum,
+    };
+    assert_eq!(
+        TxContext::from_action(&csum, gso),
+        Some(TxContext {
+            csum_start: 34,
+            csum_offset: 6,
+            mss: 0
+        })
+    );
+    let filled = TxAction::FillSoftware(Fill {
+        start: 34,
+        offset: 16,
+        kind: PartialKind::Inet,
+        reason: FillReason::NoChecksumFeature,
+    });
+    assert_eq!(TxContext::from_action(&filled, None), None);
+    let done = TxAction::AlreadyComplete {
+        reason: DoneReason::NothingPending,
+    };
+    assert_eq!(TxContext::from_action(&done, None), None);
+
+    let mut ring = TxRing::<64>::new(4).unwrap();
+    let cfg = *ring.config();
+    let batch = [
+        cfg.prep(0, 1, TxContext::from_action(&tso, gso)).unwrap(),
+        cfg.prep(1, 0, TxContext::from_action(&filled, None))
+            .unwrap(),
+        cfg.prep(2, 0, TxContext::from_action(&tso, gso)).unwrap(),
+        cfg.prep(3, 0, TxContext::from_action(&csum, None)).unwrap(),
+    ];
+    let r = ring.xmit(&batch);
+    assert_eq!(
+        (r.packets, r.context_descriptors, r.descriptors, r.doorbells),
+        (4, 2, 7, 1)
+    );
+}

@@ -1,11 +1,13 @@
 //! Software segmentation: GRO super-packets re-split byte for byte, Partial
 //! segments finished by a (naive) device, UDP GSO, flags, and bad input.
+mod support;
 mod tx_support;
 
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use netoffload::tx::{self, GsoInfo, GsoType, SegmentCsum, TxError};
 use netoffload::wire::{self, LinkType};
 use proptest::prelude::*;
+use support::oracle::{self, Link, View};
 use tx_support::*;
 
 fn bytes(seed: u64, n: usize) -> Vec<u8> {
@@ -72,7 +74,7 @@ fn run(
 ) -> Result<(tx::Segments, Vec<Vec<u8>>), TxError> {
     let layers = wire::parse(sup, LinkType::Ethernet).unwrap();
     let count = gso.segments(layers.payload_len()).max(1);
-    let mut store = vec![vec![0u8; 1600 + 200]; count];
+    let mut store = vec![vec![0u8; 9200]; count];
     let mut refs: Vec<&mut [u8]> = store.iter_mut().map(|v| v.as_mut_slice()).collect();
     let p = tx::segment(sup, &layers, gso, csum, &mut refs)?;
     let out = (0..p.count())
@@ -100,6 +102,7 @@ proptest! {
         prop_assert_eq!(p.state(), CsumState::None);
         for (i, (got, want)) in out.iter().zip(&t.segs).enumerate() {
             prop_assert_eq!(got, want, "segment {}", i);
+            prop_assert!(oracle::all_correct(got, Link::Ethernet), "oracle: segment {}", i);
         }
     }
 
@@ -115,7 +118,11 @@ proptest! {
         let (p, out) = run(&sup, t.gso, SegmentCsum::Partial).unwrap();
         let CsumState::Partial { start, offset, kind } = p.state() else { panic!("not partial") };
         prop_assert_eq!(kind, PartialKind::Inet);
+        let meta = p.meta_for_segment(&netoffload::state::CsumMeta::from_state(p.state()));
         for (mut got, want) in out.into_iter().zip(&t.segs) {
+            // The shared oracle: the Partial state is sound for the segment as written.
+            let view = View { bytes: &got, link: Link::Ethernet, cur: 0, levels_from: 0, l4: start };
+            prop_assert_eq!(oracle::check(&view, &meta), Ok(()));
             let end = got.len();
             device_fill(&mut got, start, offset, end);
             prop_assert_eq!(&got, want);
@@ -373,5 +380,63 @@ fn segment_one_bounds() {
     assert_eq!(
         tx::segment_one(&sup, &p, 2, &mut buf),
         Ok(layers.payload + 200)
+    );
+}
+
+/// An IPv6 jumbogram built by hand: Hop-by-Hop with the Jumbo Payload
+/// option (and, with `pad`, a PadN option after it), TCP, `n` payload bytes.
+fn jumbogram(n: usize, pad: bool) -> Vec<u8> {
+    let hbh_len = if pad { 16 } else { 8 };
+    let jumbo_len = (hbh_len + 20 + n) as u32;
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd];
+    f.extend_from_slice(&[0x60, 0, 0, 0, 0, 0, 0, 64]);
+    f.extend_from_slice(&SRC6);
+    f.extend_from_slice(&DST6);
+    f.extend_from_slice(&[6, u8::from(pad), 0xC2, 4]);
+    f.extend_from_slice(&jumbo_len.to_be_bytes());
+    if pad {
+        f.extend_from_slice(&[1, 6, 0, 0, 0, 0, 0, 0]);
+    }
+    let mut tcp = vec![0u8; 20];
+    tcp[0..2].copy_from_slice(&1u16.to_be_bytes());
+    tcp[2..4].copy_from_slice(&2u16.to_be_bytes());
+    tcp[12] = 5 << 4;
+    tcp[13] = 0x18;
+    f.extend_from_slice(&tcp);
+    f.extend_from_slice(&bytes(11, n));
+    f
+}
+
+#[test]
+fn jumbogram_segments_drop_the_jumbo_header() {
+    let f = jumbogram(70_000, false);
+    let layers = wire::parse(&f, LinkType::Ethernet).unwrap();
+    assert_eq!(layers.payload_len(), 70_000);
+    let gso = GsoInfo::new(9000, GsoType::TCPV6);
+    let (p, out) = run(&f, gso, SegmentCsum::Compute).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.count(), 8);
+    assert_eq!(p.header_len(), 14 + 40 + 20);
+    let mut data = Vec::new();
+    for (i, s) in out.iter().enumerate() {
+        assert_eq!(s[14 + 6], 6, "segment {i}: next header is TCP");
+        assert_eq!(verify_frame(s), Verdict::Good, "segment {i}");
+        data.extend_from_slice(&s[74..]);
+    }
+    assert_eq!(data, &f[layers.payload..]);
+}
+
+#[test]
+fn jumbogram_with_other_options_is_refused() {
+    let f = jumbogram(70_000, true);
+    let layers = wire::parse(&f, LinkType::Ethernet).unwrap();
+    assert_eq!(
+        tx::plan(
+            &f,
+            &layers,
+            GsoInfo::new(9000, GsoType::TCPV6),
+            SegmentCsum::Compute
+        )
+        .err(),
+        Some(TxError::Jumbogram)
     );
 }

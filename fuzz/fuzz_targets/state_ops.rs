@@ -390,13 +390,16 @@ fuzz_target!(|data: &[u8]| {
             }
             11 => {
                 let Some(pkt) = run.pkt() else { return };
-                let r = state::check_ipv4_header(run.meta.clone(), &pkt);
-                if let Ok(o) = &r
-                    && o.verdict == Verdict::Good
-                {
-                    assert!(common::ipv4_header_ok(&run.bytes, run.layers.l3));
+                match state::check_ipv4_header(run.meta.clone(), &pkt) {
+                    Ok(o) => {
+                        if o.verdict == Verdict::Good {
+                            assert!(common::ipv4_header_ok(&run.bytes, run.layers.l3));
+                        }
+                        run.meta = o.meta;
+                        run.sound("check_ipv4_header");
+                    }
+                    Err(rej) => assert_eq!(rej.meta, run.meta),
                 }
-                run.checked("check_ipv4_header", r, false);
             }
             _ => {
                 // Descend into a tunnel, as the receive path does: only after

@@ -1,14 +1,13 @@
-//! Arbitrary virtio-net header bytes + an arbitrary frame (mostly a valid
-//! packet with a matching header) -> `VirtioNetHdr::to_meta` never panics,
-//! and every accepted state is one the independent oracle accepts: a
-//! `Partial` lies inside the IP packet and, once its seed was verified,
-//! finishing it gives a correct checksum; a `DATA_VALID` / `Unnecessary`
-//! claim is only vouched for when the peer told the truth. A GSO packet's
-//! segmentation parameters are consistent with the frame.
+//! Arbitrary virtio-net header bytes + arbitrary frame -> `to_meta` never panics,
+//! and every accepted state is structurally sound: a `Partial` lies inside the
+//! packet, and one whose seed was verified yields a correct checksum when it is
+//! finished (recomputed here with a naive RFC 1071 loop, not the crate's `csum`).
+//! The Xen and DPDK inbound mappings get the same bytes.
 //!
-//! Input: 1 policy byte, 1 layout byte, then the header (10, 12 or 20 bytes)
-//! and the frame. Policy bits: 0 raw IP; 1 from device; 2..4 DATA_VALID
-//! policy; 4 exact hdr_len; 5 trust seed; 6 RSC_EXT.
+//! The virtio result is also judged by the independent test oracle
+//! (tests/support/oracle.rs) on the IP packet: a `Partial` whose seed was
+//! verified, and any `Unnecessary` / `DATA_VALID` claim the peer made
+//! truthfully, must be sound; a GSO request must come with a `Partial`.
 #![no_main]
 
 #[allow(dead_code)]
@@ -19,19 +18,111 @@ mod common;
 mod oracle;
 
 use libfuzzer_sys::fuzz_target;
-use netoffload::state::paravirt::setup::SeedCheck;
+use netoffload::state::paravirt::dpdk::{self, TxOffload};
+use netoffload::state::paravirt::setup::{SeedCheck, pseudo_sum};
 use netoffload::state::paravirt::virtio::{
-    DataValidPolicy, Direction, GsoOutcome, HdrLayout, HdrLenRule, SeedPolicy, VirtioFlags,
-    VirtioNetHdr, VirtioPolicy,
+    DataValidPolicy, Direction, HdrLayout, HdrLenRule, SeedPolicy, VirtioFlags, VirtioNetHdr,
+    VirtioPolicy,
 };
-use netoffload::state::{CsumFlags, CsumState};
-use netoffload::wire::{self, LinkType};
-use oracle::View;
+use netoffload::state::paravirt::xen::{self, XenCsum, XenGso, XenTrust};
+use netoffload::state::{CsumMeta, CsumState};
+use netoffload::wire::{self, LinkType, Transport};
+
+fn naive_fold(data: &[u8], mut acc: u64) -> u16 {
+    let mut it = data.chunks_exact(2);
+    for c in &mut it {
+        acc += u64::from(u16::from_ne_bytes([c[0], c[1]]));
+    }
+    if let [b] = it.remainder() {
+        acc += u64::from(u16::from_ne_bytes([*b, 0]));
+    }
+    while acc > 0xFFFF {
+        acc = (acc & 0xFFFF) + (acc >> 16);
+    }
+    acc as u16
+}
+
+/// Finishes a verified Partial at the transport header and checks the result.
+fn check_partial(frame: &[u8], link: LinkType, meta: &CsumMeta, seed: Option<SeedCheck>) {
+    let CsumState::Partial { start, offset, .. } = meta.state() else {
+        return;
+    };
+    assert!(
+        start + offset + 2 <= frame.len(),
+        "Partial beyond the frame"
+    );
+    if !matches!(
+        seed,
+        Some(SeedCheck::Verified) | Some(SeedCheck::Recalculated)
+    ) {
+        return;
+    }
+    let l = wire::parse(frame, link).expect("a verified seed comes from a parsed packet");
+    assert!(start + offset + 2 <= l.end, "Partial beyond the IP end");
+    assert_eq!(start, l.l4);
+    let len = netoffload::state::paravirt::setup::pseudo_len(frame, &l);
+    let mut done = frame.to_vec();
+    let c = !naive_fold(&done[start..l.end], 0);
+    let c = if l.transport == Transport::Udp && c == 0 {
+        0xFFFF
+    } else {
+        c
+    };
+    done[start + offset..start + offset + 2].copy_from_slice(&c.to_ne_bytes());
+    let pseudo = pseudo_sum(&done, &l).expect("pseudo-header").get();
+    let total = naive_fold(&done[l.l4..l.l4 + len], u64::from(pseudo));
+    assert_eq!(total, 0xFFFF, "finished Partial does not verify");
+}
+
+/// The independent oracle on the IP packet (trailing bytes are the caller's to
+/// trim before a `Partial` is finished), when the peer told the truth.
+fn oracle_check(
+    frame: &[u8],
+    link: LinkType,
+    hdr: &VirtioNetHdr,
+    meta: &CsumMeta,
+    seed: Option<SeedCheck>,
+) {
+    let Ok(l) = wire::parse(frame, link) else {
+        return;
+    };
+    if !common::plain_pseudo(&l) {
+        return;
+    }
+    let olink = common::link_of(link);
+    let ip = &frame[..l.end];
+    let sites = oracle::sites(ip, olink);
+    let truthful = sites
+        .iter()
+        .filter(|s| s.counted)
+        .take(1)
+        .all(|s| s.correct)
+        && oracle::correct_at(ip, olink, l.l4) != Some(false);
+    if hdr.flags.contains(VirtioFlags::DATA_VALID) && !truthful {
+        return; // a lying peer trusted by policy: nothing to vouch for
+    }
+    if matches!(meta.state(), CsumState::Partial { .. })
+        && !matches!(seed, Some(SeedCheck::Verified))
+    {
+        return; // a trusted (unverified) seed
+    }
+    let view = oracle::View {
+        bytes: ip,
+        link: olink,
+        cur: l.l3,
+        levels_from: 0,
+        l4: l.l4,
+    };
+    if let Err(e) = oracle::check(&view, meta) {
+        panic!("to_meta gave {meta:?} (seed {seed:?}) the oracle rejects: {e:?}");
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
-    let [ctl, lay, rest @ ..] = data else { return };
-    let layout = [HdrLayout::Legacy, HdrLayout::V1, HdrLayout::HashReport][usize::from(*lay % 3)];
-    let Ok((hdr, frame)) = VirtioNetHdr::parse(rest, layout) else {
+    let Some((&ctl, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok((hdr, frame)) = VirtioNetHdr::parse(rest, HdrLayout::Legacy) else {
         return;
     };
     let link = if ctl & 1 == 0 {
@@ -51,7 +142,7 @@ fuzz_target!(|data: &[u8]| {
             DataValidPolicy::Refuse,
             DataValidPolicy::TrustAsFlag,
             DataValidPolicy::TrustAsUnnecessary,
-        ][usize::from(ctl >> 2) & 3],
+        ][(ctl >> 2) as usize & 3],
         hdr_len: if ctl & 16 == 0 {
             HdrLenRule::Hint
         } else {
@@ -64,66 +155,57 @@ fuzz_target!(|data: &[u8]| {
         },
         rsc_ext: ctl & 64 != 0,
     };
-    let Ok(got) = hdr.to_meta(frame, &policy) else {
-        return;
+    if let Ok(got) = hdr.to_meta(frame, &policy) {
+        check_partial(frame, link, &got.meta, got.seed);
+        oracle_check(frame, link, &hdr, &got.meta, got.seed);
+        if let netoffload::state::paravirt::virtio::GsoOutcome::Segment(p) = got.gso {
+            assert!(p.gso_size > 0 && p.segs >= 2 && p.hdr_len <= frame.len());
+            assert!(
+                matches!(got.meta.state(), CsumState::Partial { .. }),
+                "GSO without Partial"
+            );
+        }
+    }
+
+    // Xen: the same bytes as flags + an optional GSO slot.
+    let fact = [
+        XenCsum::Unknown,
+        XenCsum::Validated,
+        XenCsum::Blank,
+        XenCsum::BlankValidated,
+    ][(ctl >> 6) as usize & 3];
+    let gso = XenGso::parse(&rest[..8.min(rest.len())]).ok();
+    let mut copy = frame.to_vec();
+    match xen::to_meta(
+        fact,
+        &mut copy,
+        link,
+        gso,
+        XenTrust::Unnecessary,
+        SeedPolicy::Verify,
+    ) {
+        Ok(got) => check_partial(&copy, link, &got.meta, got.seed),
+        Err(_) => assert_eq!(copy, frame, "an error changed the frame"),
+    }
+
+    // DPDK: header bytes as a transmit request.
+    let word = |i: usize| u16::from_le_bytes([rest[i], rest[i + 1]]);
+    let tx = TxOffload {
+        ol_flags: u64::from(word(0)) << 41 | u64::from(word(2)) << 20,
+        l2_len: word(4) & 0x7F,
+        l3_len: word(6) & 0x1FF,
+        l4_len: 0,
+        tso_segsz: word(8),
+        outer_l2_len: u16::from(ctl & 0x7F),
+        outer_l3_len: 0,
     };
-    let meta = got.meta;
-    let parsed = wire::parse(frame, link).ok();
-    if let CsumState::Partial { start, offset, .. } = meta.state() {
-        let end = parsed.map_or(frame.len(), |l| l.end);
-        assert!(
-            start + offset + 2 <= end,
-            "Partial field beyond the IP packet"
-        );
-    }
-    if let GsoOutcome::Segment(p) = got.gso {
-        assert!(
-            p.gso_size > 0 && p.segs >= 2 && p.hdr_len <= frame.len(),
-            "{p:?}"
-        );
-        assert!(
-            matches!(meta.state(), CsumState::Partial { .. }),
-            "GSO without Partial"
-        );
-    }
-    let Some(l) = parsed else { return };
-    if !common::plain_pseudo(&l) {
-        return;
-    }
-    // The peer's DATA_VALID claim is vouched for only when it is true.
-    let claimed_valid = hdr.flags.contains(VirtioFlags::DATA_VALID);
-    let sites = oracle::sites(frame, common::link_of(link));
-    let truthful = sites
-        .iter()
-        .filter(|s| s.counted)
-        .take(1)
-        .all(|s| s.correct)
-        && oracle::correct_at(frame, common::link_of(link), l.l4) != Some(false);
-    if claimed_valid && !truthful {
-        return;
-    }
-    // A trusted (unverified) seed cannot be vouched for either.
-    if matches!(meta.state(), CsumState::Partial { .. })
-        && !matches!(got.seed, Some(SeedCheck::Verified))
-    {
-        return;
-    }
-    // Judged on the IP packet: trailing bytes (Ethernet padding) are the
-    // caller's to trim before a `Partial` is finished (see the report).
-    let view = View {
-        bytes: &frame[..l.end],
-        link: common::link_of(link),
-        cur: l.l3,
-        levels_from: 0,
-        l4: l.l4,
-    };
-    if let Err(e) = oracle::check(&view, &meta) {
-        panic!(
-            "to_meta gave {meta:?} (seed {:?}) the oracle rejects: {e:?}",
-            got.seed
-        );
-    }
-    if meta.flags().contains(CsumFlags::CSUM_BLANK) {
-        assert!(matches!(meta.state(), CsumState::Partial { .. }));
+    let mut copy = frame.to_vec();
+    match dpdk::tx_to_meta(&tx, &mut copy, link) {
+        Ok(got) => {
+            if let CsumState::Partial { start, offset, .. } = got.meta.state() {
+                assert!(start + offset + 2 <= frame.len());
+            }
+        }
+        Err(_) => assert_eq!(copy, frame, "an error changed the frame"),
     }
 });

@@ -114,5 +114,4 @@ impl fmt::Display for Unsupported {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for Unsupported {}
+impl core::error::Error for Unsupported {}

@@ -41,6 +41,19 @@ pub(crate) fn tail_sum(tail: &[u8]) -> u64 {
     (w & 0xFFFF_FFFF) + (w >> 32)
 }
 
+/// Raw sum of a short slice (tails and tiny packets): 8-byte words, then the
+/// `< 8`-byte tail; no loops over chunks of 32, no function calls.
+#[inline(always)]
+pub(crate) fn sum_short(data: &[u8]) -> u64 {
+    let mut s = 0u64;
+    let mut words = data.chunks_exact(8);
+    for c in &mut words {
+        let w = word(c);
+        s += (w & 0xFFFF_FFFF) + (w >> 32);
+    }
+    s + tail_sum(words.remainder())
+}
+
 /// One 8-byte word from an 8-byte chunk.
 #[inline(always)]
 fn word(c: &[u8]) -> u64 {

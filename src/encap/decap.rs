@@ -9,11 +9,13 @@
 use super::config::{EncapConfig, MAX_DEPTH};
 use super::error::{DecapError, Rejected};
 use super::header::{detect, parse_inner, parse_tunnel};
-use super::rcsum::{postpull, trim};
 use super::tunnel::{InnerProto, OuterCsum, Tunnel};
-use crate::csum::{self, Wsum};
-use crate::state::{CsumFlags, CsumMeta, CsumState};
-use crate::wire::{ErrorKind, Field, Layer, Layers, Net};
+use crate::csum::Sum16;
+use crate::state::{
+    CsumMeta, CsumState, Packet, Reason, Refused, StateError, ValidateOptions, Verdict, ZeroUdp6,
+    pull, trim, try_convert, validate_with,
+};
+use crate::wire::{ErrorKind, Field, Layer, Layers};
 
 /// How the outer checksum was dealt with, and so why the inner state is what it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -43,9 +45,12 @@ pub enum DecapReason {
     /// Nothing was known: the outer checksum was verified in software and the
     /// computed sum kept as `Complete`, so the inner check costs no more bytes.
     SoftwareVerifiedConverted,
-    /// Verified in software, but the metadata says a checksum field is blank
-    /// (`CSUM_BLANK`), which a `Complete` state cannot carry: left `None`.
-    SoftwareVerifiedBlank,
+    /// The device's last level covered a non-zero outer checksum, but the
+    /// metadata says a checksum field is blank (`CSUM_BLANK`), which a
+    /// `Complete` state cannot carry: left `None`, not converted.
+    BlankNotConverted,
+    /// The origin vouched for the data (`DATA_VALID`): trusted and consumed.
+    OriginTrusted,
     /// `Partial` at or after the inner packet: trusted local data, unchanged.
     PartialKept,
     /// `Partial` pointed into the outer headers: the inner checksums are not
@@ -60,57 +65,14 @@ pub struct Decap {
     pub tunnel: Tunnel,
     /// The inner packet's layers (absolute offsets in the same buffer).
     pub inner: Layers,
-    /// The inner packet's checksum state; a `Complete` sum covers
-    /// `inner.l3..inner.end` (the inner link header is pulled too, as
+    /// The inner packet's checksum state, for the packet `bytes[..inner.end]`
+    /// with current layer `inner.l3`: a `Complete` sum covers `inner.l3..inner.end` (the inner link header is pulled too, as
     /// `vxlan_rcv` does after `eth_type_trans`).
     pub meta: CsumMeta,
     /// Bytes summed in software by this step.
     pub sw_bytes: usize,
     /// Why the state is what it is.
     pub reason: DecapReason,
-}
-
-fn bytes_at(bytes: &[u8], from: usize, to: usize) -> &[u8] {
-    bytes.get(from..to).unwrap_or(&[])
-}
-
-/// The outer UDP pseudo-header sum (`inet_compute_pseudo` / `ip6_compute_pseudo`).
-fn udp_pseudo(bytes: &[u8], outer: &Layers, len: usize) -> Wsum {
-    let proto = crate::wire::consts::ipproto::UDP;
-    match outer.net {
-        Net::Ipv4 => {
-            let mut s = [0u8; 4];
-            let mut d = [0u8; 4];
-            s.copy_from_slice(bytes_at(bytes, outer.pseudo_src, outer.pseudo_src + 4));
-            d.copy_from_slice(bytes_at(bytes, outer.pseudo_dst, outer.pseudo_dst + 4));
-            csum::pseudo_v4(s, d, proto, len as u32, Wsum::ZERO)
-        }
-        Net::Ipv6 => {
-            let mut s = [0u8; 16];
-            let mut d = [0u8; 16];
-            s.copy_from_slice(bytes_at(bytes, outer.pseudo_src, outer.pseudo_src + 16));
-            d.copy_from_slice(bytes_at(bytes, outer.pseudo_dst, outer.pseudo_dst + 16));
-            csum::pseudo_v6(&s, &d, proto, len as u32, Wsum::ZERO)
-        }
-    }
-}
-
-/// Sums `[l4, seg_end)` in software in three pieces so the inner piece can be
-/// kept as the inner `Complete` sum without summing a byte twice.
-/// Returns (verified, sum of `[cur, inner_end)`).
-fn software_verify(
-    bytes: &[u8],
-    l4: usize,
-    cur: usize,
-    inner_end: usize,
-    seg_end: usize,
-    pseudo: Wsum,
-) -> (bool, Wsum) {
-    let hdr = csum::partial(bytes_at(bytes, l4, cur), Wsum::ZERO);
-    let body = csum::partial(bytes_at(bytes, cur, inner_end), Wsum::ZERO);
-    let tail = csum::partial(bytes_at(bytes, inner_end, seg_end), Wsum::ZERO);
-    let total = csum::block_add(csum::block_add(hdr, body, cur - l4), tail, inner_end - l4);
-    (csum::fold(total.add(pseudo)).is_zero(), body)
 }
 
 fn check_context(bytes: &[u8], outer: &Layers, at: usize) -> Result<(), DecapError> {
@@ -123,18 +85,64 @@ fn check_context(bytes: &[u8], outer: &Layers, at: usize) -> Result<(), DecapErr
     Ok(())
 }
 
+/// Maps a refused state transition (offsets that do not fit) to a decap error.
+fn refused(r: Refused, offset: usize) -> DecapError {
+    match r.error {
+        StateError::Meta(e) => DecapError::Meta(e),
+        _ => DecapError::BadContext { offset },
+    }
+}
+
 /// Removes one tunnel layer and moves the checksum state to the inner packet.
 ///
-/// `outer` comes from [`wire::parse`](crate::wire::parse); `at` is where the
-/// current layer starts, i.e. where a `Complete` sum in `meta` begins (the
-/// outer IP header after the link header was pulled, or the outer L4 header);
-/// it must lie in `outer.l2..=outer.l4`. A `Complete` sum covers `at..outer.end`.
+/// `outer` comes from [`wire::parse`](crate::wire::parse); `at` is the current
+/// layer offset of `meta` (a `Complete` sum covers `bytes[at..]`, the
+/// [`Packet`] convention: the outer IP header after the link header was
+/// pulled, or the outer L4 header); it must lie in `outer.l2..=outer.l4`.
 ///
-/// Rules (Linux `csum_level` semantics, DESIGN.md 4): an outer UDP checksum,
-/// zero or not, and a GRE checksum (C bit) consume one `Unnecessary` level; a
-/// non-zero one left uncovered is verified (against `Complete` by arithmetic,
-/// or in software) and the state becomes `Complete` for the inner packet; a bad
-/// one is an error. On error nothing changes and `meta` comes back in [`Rejected`].
+/// The steps are the state room's transitions, in Linux's order: [`pull`] the
+/// outer IP header (`ip_local_deliver_finish`), [`validate_with`] the outer
+/// UDP / GRE checksum (`udp4_csum_init` / `gre_parse_header`: an outer UDP
+/// checksum, zero or not, and a GRE checksum consume one `Unnecessary` level),
+/// [`try_convert`] after a non-zero one (`skb_checksum_try_convert`), [`pull`]
+/// the tunnel header and inner link header (`__iptunnel_pull_header`,
+/// `eth_type_trans`), and [`trim`] to the inner IP length (`pskb_trim_rcsum`).
+/// The inner packet is `bytes[..inner.end]` with current layer `inner.l3`.
+///
+/// A bad outer checksum is [`DecapError::BadOuterChecksum`]. On any error
+/// nothing changes and `meta` comes back in [`Rejected`].
+///
+/// The 82599 case (DESIGN.md 1): a device that verified only the outer UDP
+/// checksum reports level 0; with a non-zero outer checksum decap converts to
+/// `Complete`, so the inner TCP check needs no software sum of the segment.
+///
+/// ```
+/// use netoffload::encap::*;
+/// use netoffload::state::{CsumLevel, CsumMeta, CsumState};
+/// use netoffload::wire::{self, LinkType};
+/// # let mut inner = [0u8; 54];
+/// # inner[12] = 0x08; inner[14] = 0x45; inner[17] = 40; inner[22] = 64; inner[23] = 6;
+/// # inner[46] = 0x50;
+/// # let c = netoffload::csum::ipv4_header(&inner[14..34]).to_bytes();
+/// # inner[24..26].copy_from_slice(&c);
+/// let cfg = EncapConfig::DEFAULT;
+/// let mut buf = [0u8; 128 + 54];
+/// buf[128..].copy_from_slice(&inner); // an Ethernet/IPv4/TCP frame
+/// let spec = EncapSpec {
+///     eth: Some(OuterEthernet { dst: [2; 6], src: [4; 6], vlan: None }),
+///     ip: OuterIp::V4 { src: [192, 0, 2, 1], dst: [192, 0, 2, 2], ttl: 64, tos: 0, id: 1, dont_fragment: true },
+///     tunnel: TunnelSpec::Vxlan { vni: 42, src_port: 49152, dst_port: 4789 },
+///     udp_csum: UdpCsumMode::Compute,
+/// };
+/// let e = encap(&spec, &cfg, &mut buf, 128, 54, LinkType::Ethernet, CsumMeta::NONE).unwrap();
+/// let frame = &buf[e.start..e.end];
+/// let outer = wire::parse(frame, LinkType::Ethernet).unwrap();
+/// let report = CsumMeta::from_state(CsumState::Unnecessary { level: CsumLevel::L0 });
+/// let d = decap(frame, &outer, outer.l3, report, &cfg).unwrap();
+/// assert_eq!(d.reason, DecapReason::LevelExhaustedConverted);
+/// assert!(matches!(d.meta.state(), CsumState::Complete { .. }));
+/// assert_eq!(d.tunnel.vni, Some(42));
+/// ```
 pub fn decap(
     bytes: &[u8],
     outer: &Layers,
@@ -142,9 +150,13 @@ pub fn decap(
     meta: CsumMeta,
     cfg: &EncapConfig,
 ) -> Result<Decap, Rejected> {
-    match decap_inner(bytes, outer, at, &meta, cfg) {
+    let original = meta.clone();
+    match decap_inner(bytes, outer, at, meta, cfg) {
         Ok(d) => Ok(d),
-        Err(error) => Err(Rejected { error, meta }),
+        Err(error) => Err(Rejected {
+            error,
+            meta: original,
+        }),
     }
 }
 
@@ -152,7 +164,7 @@ fn decap_inner(
     bytes: &[u8],
     outer: &Layers,
     at: usize,
-    meta: &CsumMeta,
+    meta: CsumMeta,
     cfg: &EncapConfig,
 ) -> Result<Decap, DecapError> {
     check_context(bytes, outer, at)?;
@@ -169,128 +181,92 @@ fn decap_inner(
         _ => DecapError::Header(e),
     })?;
     let l4 = tunnel.outer_l4;
-    let seg_end = tunnel.segment_end;
-    let cur = inner.l3;
-    let flags_in = meta.flags();
-    let blank = flags_in.contains(CsumFlags::CSUM_BLANK);
-    let mut flags = flags_in - CsumFlags::CSUM_VALID - CsumFlags::COMPLETE_SW;
-    let (pseudo, csum_layer, field) = match tunnel.outer_csum {
-        OuterCsum::Udp(f) => (udp_pseudo(bytes, outer, seg_end - l4), Some(Layer::Udp), f),
-        OuterCsum::Gre(f) => (Wsum::ZERO, Some(Layer::Gre), f),
-        OuterCsum::Absent | OuterCsum::Zero => (Wsum::ZERO, None, crate::csum::Sum16::ZERO),
-    };
-    let bad = DecapError::BadOuterChecksum {
-        layer: csum_layer.unwrap_or(Layer::Udp),
-        offset: l4,
-        field,
-    };
-    // Moves a sum over [l4, seg_end) to one over [cur, inner.end).
-    let to_inner = |c: Wsum| {
-        let c = postpull(c, bytes_at(bytes, l4, cur));
-        trim(c, bytes_at(bytes, inner.end, seg_end), inner.end - cur)
-    };
-    let pulled_to_inner = (cur - l4) + (seg_end - inner.end);
+    let input = meta.state();
+    let blank = meta.is_blank();
     let mut sw = 0usize;
-    let (state, reason) = match meta.state() {
-        CsumState::Partial { start, .. } => {
-            if start >= cur {
-                (meta.state(), DecapReason::PartialKept)
+
+    // The outer IP header (and anything before it) leaves the current layer.
+    let pkt = Packet::new(bytes, *outer, at).map_err(|_| DecapError::BadContext { offset: at })?;
+    let o = pull(meta, &pkt, l4 - at).map_err(|r| refused(r, at))?;
+    sw += o.sw_bytes;
+    let mut meta = o.meta;
+    let pkt = pkt
+        .with_cur(l4)
+        .map_err(|_| DecapError::BadContext { offset: l4 })?;
+
+    // The outer checksum: validate (consuming a level), then convert.
+    let mut reason = DecapReason::NoOuterChecksum;
+    if tunnel.outer_csum.counts_in_level() {
+        let dst = tunnel.udp_ports.map_or(0, |(_, d)| d);
+        let opts = ValidateOptions {
+            zero_udp6: if cfg.ipv6_zero_rx(dst) {
+                ZeroUdp6::Accept
             } else {
-                (CsumState::None, DecapReason::PartialBehind)
-            }
+                ZeroUdp6::Reject
+            },
+        };
+        let v = validate_with(meta, &pkt, opts).map_err(|r| refused(r, l4))?;
+        sw += v.sw_bytes;
+        if v.verdict == Verdict::Bad {
+            let (layer, field) = match tunnel.outer_csum {
+                OuterCsum::Gre(f) => (Layer::Gre, f),
+                OuterCsum::Udp(f) => (Layer::Udp, f),
+                _ => (Layer::Udp, Sum16::ZERO),
+            };
+            return Err(DecapError::BadOuterChecksum {
+                layer,
+                offset: l4,
+                field,
+            });
         }
-        CsumState::Unnecessary { level } => {
-            if !tunnel.outer_csum.counts_in_level() {
-                (meta.state(), DecapReason::NoOuterChecksum)
-            } else if let Some(l) = level.decremented() {
-                (
-                    CsumState::Unnecessary { level: l },
-                    DecapReason::LevelConsumed,
-                )
-            } else if csum_layer.is_none() {
-                (CsumState::None, DecapReason::ZeroChecksumLevelExhausted)
-            } else if blank {
-                (CsumState::None, DecapReason::SoftwareVerifiedBlank)
-            } else {
-                // skb_checksum_try_convert: a verified segment sums to ~pseudo.
-                sw += pulled_to_inner;
-                flags |= CsumFlags::COMPLETE_SW;
-                (
-                    CsumState::Complete {
-                        csum: to_inner(pseudo.not()),
-                    },
-                    DecapReason::LevelExhaustedConverted,
-                )
-            }
-        }
-        CsumState::Complete { csum } => {
-            // Cover [l4, seg_end): pull the outer IP header, trim past the segment.
-            let c = postpull(csum, bytes_at(bytes, at, l4));
-            let c = trim(c, bytes_at(bytes, seg_end, outer.end), seg_end - l4);
-            sw += (l4 - at) + (outer.end - seg_end);
-            let sw_flag = flags_in.contains(CsumFlags::COMPLETE_SW);
-            if sw_flag {
-                flags |= CsumFlags::COMPLETE_SW;
-            }
-            match csum_layer {
-                None => {
-                    sw += pulled_to_inner;
-                    let reason = if tunnel.outer_csum == OuterCsum::Zero {
-                        DecapReason::ZeroChecksumCarried
-                    } else {
-                        DecapReason::NoOuterChecksum
-                    };
-                    (CsumState::Complete { csum: to_inner(c) }, reason)
-                }
-                Some(_) if csum::fold(c.add(pseudo)).is_zero() => {
-                    sw += pulled_to_inner;
-                    (
-                        CsumState::Complete { csum: to_inner(c) },
-                        DecapReason::CompleteVerified,
-                    )
-                }
-                Some(_) if sw_flag => return Err(bad),
-                Some(_) => {
-                    let (ok, body) = software_verify(bytes, l4, cur, inner.end, seg_end, pseudo);
-                    sw += seg_end - l4;
-                    if !ok {
-                        return Err(bad);
-                    }
-                    flags |= CsumFlags::COMPLETE_SW;
-                    (
-                        CsumState::Complete { csum: body },
-                        DecapReason::DeviceChecksumFault,
-                    )
-                }
-            }
-        }
-        CsumState::None => match csum_layer {
-            None if tunnel.outer_csum == OuterCsum::Zero => {
-                (CsumState::None, DecapReason::ZeroChecksumCarried)
-            }
-            None => (CsumState::None, DecapReason::NoOuterChecksum),
-            Some(_) => {
-                let (ok, body) = software_verify(bytes, l4, cur, inner.end, seg_end, pseudo);
-                sw += seg_end - l4;
-                if !ok {
-                    return Err(bad);
-                }
-                if blank {
-                    (CsumState::None, DecapReason::SoftwareVerifiedBlank)
+        meta = v.meta;
+        reason = match (v.reason, input) {
+            (Reason::ZeroUdpNoChecksum, CsumState::Unnecessary { .. }) => {
+                if matches!(meta.state(), CsumState::Unnecessary { .. }) {
+                    DecapReason::LevelConsumed
                 } else {
-                    flags |= CsumFlags::COMPLETE_SW;
-                    (
-                        CsumState::Complete { csum: body },
-                        DecapReason::SoftwareVerifiedConverted,
-                    )
+                    DecapReason::ZeroChecksumLevelExhausted
                 }
             }
-        },
-    };
-    if !matches!(state, CsumState::Complete { .. }) {
-        flags -= CsumFlags::COMPLETE_SW;
+            (Reason::ZeroUdpNoChecksum, _) => DecapReason::ZeroChecksumCarried,
+            (Reason::LevelConsumed, _) => DecapReason::LevelConsumed,
+            (Reason::CompleteChecked, _) => DecapReason::CompleteVerified,
+            (Reason::DeviceChecksumFault, _) => DecapReason::DeviceChecksumFault,
+            (Reason::SoftwareVerified, _) => DecapReason::SoftwareVerifiedConverted,
+            (Reason::DataValidTrusted, _) => DecapReason::OriginTrusted,
+            (Reason::PartialTrusted, _) => DecapReason::PartialKept,
+            _ => DecapReason::NoOuterChecksum,
+        };
+        if meta.state() == CsumState::None && reason == DecapReason::LevelConsumed {
+            // A CSUM_BLANK packet cannot carry a Complete sum: not converted.
+            if blank {
+                reason = DecapReason::BlankNotConverted;
+            } else {
+                let c = try_convert(meta, &pkt).map_err(|r| refused(r, l4))?;
+                sw += c.sw_bytes;
+                if c.reason == Reason::Converted {
+                    reason = DecapReason::LevelExhaustedConverted;
+                }
+                meta = c.meta;
+            }
+        }
     }
-    let meta = CsumMeta::new(state, flags).map_err(DecapError::Meta)?;
+
+    // The tunnel header and the inner link header leave the current layer.
+    let o = pull(meta, &pkt, inner.l3 - l4).map_err(|r| refused(r, l4))?;
+    sw += o.sw_bytes;
+    let ipkt = Packet::new(bytes, inner, inner.l3)
+        .map_err(|_| DecapError::BadContext { offset: inner.l3 })?;
+    let t = trim(o.meta, &ipkt, inner.end).map_err(|r| refused(r, inner.end))?;
+    sw += t.sw_bytes;
+    let meta = t.meta;
+    if let CsumState::Partial { .. } = input {
+        reason = if matches!(meta.state(), CsumState::Partial { .. }) {
+            DecapReason::PartialKept
+        } else {
+            DecapReason::PartialBehind
+        };
+    }
     Ok(Decap {
         tunnel,
         inner,
@@ -316,8 +292,8 @@ pub struct Step {
 pub struct Nested {
     /// The innermost packet's layers (the outer ones when no tunnel was found).
     pub inner: Layers,
-    /// The innermost packet's checksum state (a `Complete` covers `inner.l3..inner.end`
-    /// once at least one tunnel was removed).
+    /// The innermost packet's checksum state; once a tunnel was removed the
+    /// packet is `bytes[..inner.end]` and a `Complete` covers `inner.l3..inner.end`.
     pub meta: CsumMeta,
     /// The tunnels removed, outermost first.
     pub steps: heapless::Vec<Step, MAX_DEPTH>,
@@ -341,6 +317,7 @@ pub fn decap_nested(
 ) -> Result<Nested, Rejected> {
     let limit = cfg.depth_limit();
     let mut layers = *outer;
+    let mut frame = bytes;
     let mut cur_at = at;
     let mut cur = meta.clone();
     let mut steps = heapless::Vec::new();
@@ -354,7 +331,7 @@ pub fn decap_nested(
                 meta,
             });
         }
-        let d = match decap(bytes, &layers, cur_at, cur, cfg) {
+        let d = match decap(frame, &layers, cur_at, cur, cfg) {
             Ok(d) => d,
             Err(r) => {
                 return Err(Rejected {
@@ -376,6 +353,8 @@ pub fn decap_nested(
             });
         }
         layers = d.inner;
+        // The inner packet ends at its IP length: its sums stop there.
+        frame = frame.get(..layers.end).unwrap_or(frame);
         cur_at = layers.l3;
         cur = d.meta;
     }

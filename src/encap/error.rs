@@ -104,8 +104,7 @@ impl From<ParseError> for DecapError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for DecapError {}
+impl core::error::Error for DecapError {}
 
 /// A refused decapsulation: the reason and the caller's metadata, unchanged.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,5 +186,4 @@ impl fmt::Display for EncapError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for EncapError {}
+impl core::error::Error for EncapError {}

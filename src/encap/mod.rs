@@ -57,7 +57,6 @@ mod error;
 mod header;
 mod lco;
 mod push;
-mod rcsum;
 mod tunnel;
 
 pub use config::{EncapConfig, MAX_DEPTH, MAX_PORTS, ZeroCsumPolicy};
@@ -69,5 +68,4 @@ pub use push::{
     EncapRejected, EncapSpec, Encapsulated, OuterCsumFill, OuterEthernet, OuterIp, TunnelSpec,
     UdpCsumMode, encap,
 };
-pub use rcsum::{postpull, trim};
 pub use tunnel::{GeneveFacts, GreFacts, InnerProto, OuterCsum, Tunnel, TunnelKind};

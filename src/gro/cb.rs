@@ -103,17 +103,19 @@ impl Cb {
     /// is `pseudo` (`skb_gro_checksum_validate[_zero_check]` then
     /// `skb_gro_incr_csum_unnecessary`). `zero_means_none` is true for a UDP
     /// checksum field of zero (no checksum: nothing to verify).
+    #[inline]
     pub fn validate(
         &mut self,
         frame: &[u8],
         at: usize,
         end: usize,
-        pseudo: Wsum,
+        pseudo: impl FnOnce() -> Wsum,
         zero_means_none: bool,
         software: bool,
     ) -> Result<(), Refusal> {
         let needed = !self.partial_covers(at) && self.cnt == 0 && !zero_means_none;
         if needed {
+            let pseudo = pseudo();
             let arith_ok = self.valid
                 && at >= self.run_at
                 && csum::fold(pseudo.add(self.sum_from(frame, at))).is_zero();
@@ -146,9 +148,9 @@ impl Cb {
     /// After a non-zero UDP (or GRE) checksum validated: start a running sum of
     /// `~pseudo` at `at` when none is known (`skb_gro_checksum_try_convert`).
     #[inline]
-    pub fn try_convert(&mut self, at: usize, pseudo: Wsum) {
+    pub fn try_convert(&mut self, at: usize, pseudo: impl FnOnce() -> Wsum) {
         if self.cnt == 0 && !self.valid {
-            self.run = pseudo.not();
+            self.run = pseudo().not();
             self.run_at = at;
             self.valid = true;
             self.from_device = false;

@@ -9,6 +9,7 @@ use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
 use crate::csum::Wsum;
 use crate::state::{CsumLevel, CsumMeta, CsumState};
+use crate::wire::LinkType;
 use crate::wire::consts::ipproto;
 
 const NIL: u16 = u16::MAX;
@@ -137,6 +138,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
 
     /// Offers one received frame with its packet id and checksum metadata.
     ///
+    /// `frame` starts with the link header of [`GroConfig::link`]. A
+    /// `Complete` sum in `meta` covers the bytes from the outermost IP header
+    /// to the end of the frame (Ethernet padding included; it is trimmed here);
+    /// a `Partial` start is an offset from the start of `frame`.
+    ///
     /// Super-packets flushed by this call (the packet's own flow when it cannot
     /// merge, the oldest flow when the table is full, or the flow this packet
     /// completed) go to `sink` before this returns; a `PassUp` verdict is for
@@ -150,7 +156,19 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         sink: &mut S,
     ) -> Verdict {
         self.stats.packets += 1;
-        let out = match parse::parse(frame, self.cfg.link, self.cfg.kinds) {
+        let eth = self.cfg.link == LinkType::Ethernet;
+        let mut fast = None;
+        if eth && self.cfg.kinds.contains(GroKinds::TCP4) {
+            fast = parse::fast_tcp4(frame);
+        }
+        if fast.is_none() && eth && self.cfg.kinds.contains(GroKinds::TUNNEL) {
+            fast = parse::fast_vxlan4(frame);
+        }
+        let parsed = match fast {
+            Some(p) => Ok(parse::Outcome { p, defect: None }),
+            None => parse::parse(frame, self.cfg.link, self.cfg.kinds),
+        };
+        let out = match parsed {
             Ok(o) => o,
             Err(FlushReason::Fragment) => {
                 // A later fragment has no ports: flush every held flow between
@@ -261,7 +279,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             Encap::Vxlan | Encap::Geneve => {
                 let u = p.enc_off as usize;
                 let zero = be16(f, u + 6) == Some(0);
-                let ps = parse::pseudo(f, outer, ipproto::UDP, (end - u) as u32);
+                let ps = || parse::pseudo(f, outer, ipproto::UDP, (end - u) as u32);
                 cb.validate(f, u, end, ps, zero, sw).map_err(refuse)?;
                 if !zero {
                     cb.try_convert(u, ps);
@@ -274,9 +292,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             Encap::Gre => {
                 let g = p.enc_off as usize;
                 if be16(f, g).unwrap_or(0) & 0x8000 != 0 {
-                    cb.validate(f, g, end, Wsum::ZERO, false, sw)
+                    cb.validate(f, g, end, || Wsum::ZERO, false, sw)
                         .map_err(refuse)?;
-                    cb.try_convert(g, Wsum::ZERO);
+                    cb.try_convert(g, || Wsum::ZERO);
                 }
             }
             Encap::Ipip | Encap::None => {}
@@ -285,14 +303,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let inner = p.inner();
         match p.l4kind {
             L4::Tcp => {
-                let ps = parse::pseudo(f, inner, ipproto::TCP, (end - l4) as u32);
+                let ps = || parse::pseudo(f, inner, ipproto::TCP, (end - l4) as u32);
                 cb.validate(f, l4, end, ps, false, sw).map_err(refuse)
             }
             L4::Udp => {
                 if be16(f, l4 + 6) == Some(0) {
                     return Err(FlushReason::UdpNoChecksum);
                 }
-                let ps = parse::pseudo(f, inner, ipproto::UDP, (end - l4) as u32);
+                let ps = || parse::pseudo(f, inner, ipproto::UDP, (end - l4) as u32);
                 cb.validate(f, l4, end, ps, false, sw).map_err(refuse)
             }
         }

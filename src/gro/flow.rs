@@ -15,14 +15,6 @@ const TCP_URG: u8 = 0x20;
 const TCP_CWR: u8 = 0x80;
 
 #[inline]
-fn eq(a: &[u8], b: &[u8], r: core::ops::Range<usize>) -> bool {
-    match (a.get(r.clone()), b.get(r)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
-    }
-}
-
-#[inline]
 fn word(b: &[u8], at: usize) -> u64 {
     match b.get(at..at + 8) {
         Some(s) => {
@@ -60,22 +52,14 @@ pub(crate) fn hash(f: &[u8], p: &Parsed) -> u32 {
 }
 
 /// Identity of one IP header: version, addresses, protocol / flow label.
-#[inline]
+#[inline(always)]
 fn same_ip(a: &[u8], ao: usize, b: &[u8], bo: usize, v6: bool) -> bool {
     if v6 {
         let fa = be32(a, ao).unwrap_or(0) & 0xF00F_FFFF;
         let fb = be32(b, bo).unwrap_or(1) & 0xF00F_FFFF;
-        fa == fb
-            && match (a.get(ao + 8..ao + 40), b.get(bo + 8..bo + 40)) {
-                (Some(x), Some(y)) => x == y,
-                _ => false,
-            }
+        fa == fb && eq_at(a, ao + 8, b, bo + 8, 32)
     } else {
-        byte(a, ao + 9) == byte(b, bo + 9)
-            && match (a.get(ao + 12..ao + 20), b.get(bo + 12..bo + 20)) {
-                (Some(x), Some(y)) => x == y,
-                _ => false,
-            }
+        byte(a, ao + 9) == byte(b, bo + 9) && eq_at(a, ao + 12, b, bo + 12, 8)
     }
 }
 
@@ -91,8 +75,24 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
     if q.n != p.n || q.encap != p.encap || q.l4kind != p.l4kind {
         return false;
     }
+    // Ethernet / IPv4 without options / TCP or UDP: fixed offsets.
+    if p.n == 1
+        && p.l4 == 34
+        && q.l4 == 34
+        && p.ips[0].off == 14
+        && q.ips[0].off == 14
+        && !p.ips[0].v6
+        && !q.ips[0].v6
+        && let (Some(x), Some(y)) = (a.get(..38), f.get(..38))
+    {
+        return load8(x, 0) == load8(y, 0)
+            && load8(x, 6) == load8(y, 6)
+            && x[23] == y[23]
+            && load8(x, 26) == load8(y, 26)
+            && load4(x, 34) == load4(y, 34);
+    }
     let l3 = p.ips[0].off as usize;
-    if q.ips[0].off as usize != l3 || !eq(a, f, 0..l3) {
+    if q.ips[0].off as usize != l3 || !eq_at(a, 0, f, 0, l3) {
         return false;
     }
     for i in 0..p.n as usize {
@@ -138,11 +138,50 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
     eq_at(a, q.l4 as usize, f, p.l4 as usize, 4)
 }
 
-#[inline]
-fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> bool {
-    match (a.get(ao..ao + len), b.get(bo..bo + len)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
+/// Byte-equality of two ranges without a `memcmp` call for short ones
+/// (8-byte loads, the last one overlapping).
+#[inline(always)]
+pub(crate) fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> bool {
+    let (Some(x), Some(y)) = (a.get(ao..ao + len), b.get(bo..bo + len)) else {
+        return false;
+    };
+    if (8..=32).contains(&len) {
+        let mut i = 0;
+        while i + 8 < len {
+            if load8(x, i) != load8(y, i) {
+                return false;
+            }
+            i += 8;
+        }
+        load8(x, len - 8) == load8(y, len - 8)
+    } else if len == 4 {
+        load4(x, 0) == load4(y, 0)
+    } else {
+        x == y
+    }
+}
+
+#[inline(always)]
+fn load8(b: &[u8], at: usize) -> u64 {
+    match b.get(at..at + 8) {
+        Some(s) => {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(s);
+            u64::from_ne_bytes(w)
+        }
+        None => 0,
+    }
+}
+
+#[inline(always)]
+fn load4(b: &[u8], at: usize) -> u32 {
+    match b.get(at..at + 4) {
+        Some(s) => {
+            let mut w = [0u8; 4];
+            w.copy_from_slice(s);
+            u32::from_ne_bytes(w)
+        }
+        None => 0,
     }
 }
 
@@ -167,6 +206,11 @@ pub(crate) fn same_outer_ip(s: &SuperPacket, f: &[u8], ip: super::parse::Ip) -> 
     }
 }
 
+#[inline(always)]
+fn hdr20(b: &[u8], at: usize) -> Option<&[u8; 20]> {
+    b.get(at..at + 20)?.try_into().ok()
+}
+
 /// The merge-time facts decided for one segment (committed only on merge).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MergePlan {
@@ -176,7 +220,7 @@ pub(crate) struct MergePlan {
 
 /// The network-layer flush rules of one IP layer (`inet_gro_flush` /
 /// `ipv6_gro_flush`, mainline: fixed IDs allowed without DF; outer IDs checked).
-#[inline]
+#[inline(always)]
 fn ip_rules(
     s: &SuperPacket,
     i: usize,
@@ -202,18 +246,20 @@ fn ip_rules(
         }
         return Ok(());
     }
-    if byte(a, qo + 8) != byte(f, po + 8) {
+    // One bounds check per header, then fixed offsets.
+    let (Some(ha), Some(hb)) = (hdr20(a, qo), hdr20(f, po)) else {
+        return Err(FlushReason::Malformed);
+    };
+    if ha[8] != hb[8] {
         return Err(FlushReason::TtlDiffer);
     }
-    if byte(a, qo + 1) != byte(f, po + 1) {
+    if ha[1] != hb[1] {
         return Err(FlushReason::TosDiffer);
     }
-    let dfa = byte(a, qo + 6).unwrap_or(0) & 0x40;
-    let dfb = byte(f, po + 6).unwrap_or(0) & 0x40;
-    if dfa != dfb {
+    if (ha[6] ^ hb[6]) & 0x40 != 0 {
         return Err(FlushReason::DfDiffer);
     }
-    let delta = be16(f, po + 4).unwrap_or(0).wrapping_sub(s.ids[i]);
+    let delta = u16::from_be_bytes([hb[4], hb[5]]).wrapping_sub(s.ids[i]);
     match *mode {
         IdMode::Undecided => {
             if delta == 0 && count == 1 {
@@ -240,6 +286,7 @@ fn ip_rules(
 
 /// May segment `p` (bytes `f`) join the held flow `s`? Mainline order of
 /// concerns; the first failing rule names the reason.
+#[inline]
 pub(crate) fn can_merge(
     s: &SuperPacket,
     f: &[u8],
@@ -256,30 +303,36 @@ pub(crate) fn can_merge(
     match p.l4kind {
         L4::Tcp => {
             let (ql4, pl4) = (s.p.l4 as usize, p.l4 as usize);
-            let flags = byte(f, pl4 + 13).unwrap_or(0);
+            let (Some(ta), Some(tb)) = (hdr20(a, ql4), hdr20(f, pl4)) else {
+                return Err(FlushReason::Malformed);
+            };
+            let flags = tb[13];
             if len == 0 {
                 return Err(FlushReason::PureAck);
             }
-            if flags & TCP_CWR != 0 {
-                return Err(FlushReason::Cwr);
-            }
             // tcp_flag_word: data offset, reserved / AE bits, flags, window.
-            let (ha, hb) = (byte(a, ql4 + 12), byte(f, pl4 + 12));
-            if ha != hb {
-                return Err(FlushReason::OptionsDiffer);
+            let wa = u32::from_be_bytes([ta[12], ta[13], ta[14], ta[15]]);
+            let wb = u32::from_be_bytes([tb[12], tb[13], tb[14], tb[15]]);
+            let diff = wa ^ wb;
+            if diff != 0 {
+                if diff & 0xF000_0000 != 0 {
+                    return Err(FlushReason::OptionsDiffer);
+                }
+                if diff & ((TCP_CWR as u32) << 16) != 0 {
+                    return Err(FlushReason::Cwr);
+                }
+                if diff & 0x0FFF_0000 & !(((TCP_FIN | TCP_PSH) as u32) << 16) != 0 {
+                    return Err(FlushReason::FlagsDiffer);
+                }
+                if diff & 0xFFFF != 0 {
+                    return Err(FlushReason::WindowDiffer);
+                }
             }
-            let fa = byte(a, ql4 + 13).unwrap_or(0);
-            if (fa ^ flags) & !(TCP_FIN | TCP_PSH) != 0 {
-                return Err(FlushReason::FlagsDiffer);
-            }
-            if !eq_at(a, ql4 + 14, f, pl4 + 14, 2) {
-                return Err(FlushReason::WindowDiffer);
-            }
-            if !eq_at(a, ql4 + 8, f, pl4 + 8, 4) {
+            if ta[8..12] != tb[8..12] {
                 return Err(FlushReason::AckDiffer);
             }
             let thlen = p.payload as usize - pl4;
-            if !eq_at(a, ql4 + 20, f, pl4 + 20, thlen - 20) {
+            if thlen > 20 && !eq_at(a, ql4 + 20, f, pl4 + 20, thlen - 20) {
                 return Err(FlushReason::OptionsDiffer);
             }
             for i in 0..p.n as usize {
@@ -288,7 +341,7 @@ pub(crate) fn can_merge(
             if len > s.mss as u32 {
                 return Err(FlushReason::MssExceeded);
             }
-            let seq = be32(f, pl4 + 4).unwrap_or(0);
+            let seq = u32::from_be_bytes([tb[4], tb[5], tb[6], tb[7]]);
             if s.seq.wrapping_add(s.payload) != seq {
                 return Err(FlushReason::SeqGap);
             }

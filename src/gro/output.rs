@@ -10,6 +10,8 @@ use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::consts::ipproto;
 
+impl core::error::Error for WriteError {}
+
 /// How a held packet was kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Held {
@@ -86,6 +88,10 @@ bitflags::bitflags! {
         const IPXIP4 = 1 << 10;
         /// IP in IPv6 (`SKB_GSO_IPXIP6`).
         const IPXIP6 = 1 << 11;
+        /// RFC 3168 CWR on a locally built super-packet: segmentation keeps CWR
+        /// on the first segment only (`SKB_GSO_TCP_ECN`; set by the transmit
+        /// side, never by GRO, which uses `TCP_ACCECN`).
+        const TCP_ECN = 1 << 12;
     }
 }
 
@@ -338,10 +344,11 @@ impl SuperPacket {
             } else {
                 set16(&mut self.hdr, o + 2, (end - o) as u16);
                 set16(&mut self.hdr, o + 10, 0);
+                let ihl = (self.hdr.get(o).copied().unwrap_or(0x45) & 0x0F) as usize * 4;
                 let c = self
                     .hdr
-                    .get(o..o + 20)
-                    .map(csum::ipv4_header)
+                    .get(o..o + ihl)
+                    .map(super::parse::ipv4_sum)
                     .unwrap_or(Sum16::ZERO);
                 if let Some(f) = self.hdr.get_mut(o + 10..o + 12) {
                     f.copy_from_slice(&c.to_bytes());

@@ -10,7 +10,7 @@
 
 use super::config::{GroKinds, MAX_HEADER};
 use super::reason::FlushReason;
-use crate::csum::{self, Wsum};
+use crate::csum::{self, Sum16, Wsum};
 use crate::wire::LinkType;
 use crate::wire::consts::{ethertype, ipproto, port};
 
@@ -150,6 +150,65 @@ fn first(defect: &mut Option<FlushReason>, r: FlushReason) {
     }
 }
 
+/// The IPv4 header checksum over `hdr` (`ip_fast_csum`: 0 when valid);
+/// 20-byte headers take an unrolled path.
+#[inline]
+pub(crate) fn ipv4_sum(hdr: &[u8]) -> Sum16 {
+    if let Ok(h) = <&[u8; 20]>::try_from(hdr) {
+        let mut s: u64 = 0;
+        for w in h.chunks_exact(4) {
+            s += u32::from_ne_bytes([w[0], w[1], w[2], w[3]]) as u64;
+        }
+        s = (s & 0xFFFF_FFFF) + (s >> 32);
+        s = (s & 0xFFFF_FFFF) + (s >> 32);
+        csum::fold(Wsum::new(s as u32))
+    } else {
+        csum::ipv4_header(hdr)
+    }
+}
+
+/// True when an IPv4 header's checksum verifies.
+#[inline]
+pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
+    ipv4_sum(hdr).is_zero()
+}
+
+/// The common case in one bounds check: Ethernet, IPv4 without options, TCP,
+/// no fragment, no padding, good header checksum. Anything else takes the
+/// general walk (which gives the same answer for these packets).
+#[inline(always)]
+pub(crate) fn fast_tcp4(f: &[u8]) -> Option<Parsed> {
+    let h: &[u8; 54] = f.get(..54)?.try_into().ok()?;
+    if h[12] != 0x08 || h[13] != 0x00 || h[14] != 0x45 || h[23] != ipproto::TCP {
+        return None;
+    }
+    let total = u16::from_be_bytes([h[16], h[17]]) as usize;
+    let frag = u16::from_be_bytes([h[20], h[21]]);
+    let doff = (h[46] >> 4) as usize * 4;
+    if 14 + total != f.len() || frag & 0x3FFF != 0 || doff < 20 || 34 + doff > f.len() {
+        return None;
+    }
+    if 34 + doff > MAX_HEADER || !ipv4_header_ok(&h[14..34]) {
+        return None;
+    }
+    let ip = Ip {
+        off: 14,
+        next: 34,
+        v6: false,
+    };
+    Some(Parsed {
+        ips: [ip, Ip::default()],
+        n: 1,
+        encap: Encap::None,
+        enc_off: 0,
+        inner_l2: 14,
+        l4: 34,
+        l4kind: L4::Tcp,
+        payload: (34 + doff) as u16,
+        end: f.len() as u32,
+    })
+}
+
 /// Parses one IP header at `off` whose datagram must end at or before `limit`.
 /// Returns the header and its protocol and end.
 fn parse_ip(
@@ -185,7 +244,7 @@ fn parse_ip(
             if frag & 0x2000 != 0 {
                 first(defect, FlushReason::Fragment);
             }
-            if !csum::ipv4_header(hdr).is_zero() {
+            if !ipv4_header_ok(hdr) {
                 first(defect, FlushReason::BadIpChecksum);
             }
             let proto = byte(f, off + 9).ok_or(FlushReason::Malformed)?;
@@ -298,6 +357,60 @@ pub(crate) fn outer_ip(f: &[u8], link: LinkType) -> Option<Ip> {
         off: l3 as u16,
         next: l3 as u16,
         v6,
+    })
+}
+
+/// The common tunnel case in one bounds check: Ethernet / IPv4 / UDP 4789 /
+/// VXLAN / Ethernet / IPv4 / TCP, no options, no fragments, no padding, good
+/// header checksums. Anything else takes the general walk (same answer).
+#[inline(always)]
+pub(crate) fn fast_vxlan4(f: &[u8]) -> Option<Parsed> {
+    let h: &[u8; 104] = f.get(..104)?.try_into().ok()?;
+    let n = f.len();
+    let be = |a: u8, b: u8| u16::from_be_bytes([a, b]) as usize;
+    if h[12] != 0x08 || h[13] != 0x00 || h[14] != 0x45 || h[23] != ipproto::UDP {
+        return None;
+    }
+    if be(h[36], h[37]) != port::VXLAN as usize || h[42] & 0x08 == 0 {
+        return None;
+    }
+    if h[62] != 0x08 || h[63] != 0x00 || h[64] != 0x45 || h[73] != ipproto::TCP {
+        return None;
+    }
+    if 14 + be(h[16], h[17]) != n || 34 + be(h[38], h[39]) != n || 64 + be(h[66], h[67]) != n {
+        return None;
+    }
+    if (h[20] | h[70]) & 0x3F != 0 || h[21] != 0 || h[71] != 0 {
+        return None;
+    }
+    let doff = (h[96] >> 4) as usize * 4;
+    if doff < 20 || 84 + doff > n || 84 + doff > MAX_HEADER {
+        return None;
+    }
+    if !ipv4_header_ok(&h[14..34]) || !ipv4_header_ok(&h[64..84]) {
+        return None;
+    }
+    Some(Parsed {
+        ips: [
+            Ip {
+                off: 14,
+                next: 34,
+                v6: false,
+            },
+            Ip {
+                off: 64,
+                next: 84,
+                v6: false,
+            },
+        ],
+        n: 2,
+        encap: Encap::Vxlan,
+        enc_off: 34,
+        inner_l2: 50,
+        l4: 84,
+        l4kind: L4::Tcp,
+        payload: (84 + doff) as u16,
+        end: n as u32,
     })
 }
 

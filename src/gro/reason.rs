@@ -17,7 +17,8 @@ pub enum FlushReason {
     /// A TCP flag other than FIN and PSH differs from the held packet's
     /// (`tcp_flag_word` compare in `tcp_gro_receive`).
     FlagsDiffer,
-    /// The segment carries CWR: mainline never merges it into a held packet.
+    /// CWR differs from the held packet's (mainline after the AccECN change:
+    /// CWR must be equal; a run of CWR segments merges, `SKB_GSO_TCP_ACCECN`).
     Cwr,
     /// The ACK number differs.
     AckDiffer,

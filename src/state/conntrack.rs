@@ -59,7 +59,11 @@ pub fn conntrack(meta: CsumMeta, pkt: &Packet<'_>, hook: Hook, cfg: ConntrackCon
     if pkt.layers().fragment.is_fragment {
         return Ok(Outcome::same(meta, Reason::ConntrackFragment));
     }
-    if meta.is_blank() || matches!(meta.state(), CsumState::Partial { .. }) {
+    // A Partial (CSUM_BLANK implies one) vouches for its own layer and every
+    // one before it; a layer after its start is checked like any other.
+    if let CsumState::Partial { start, .. } = meta.state()
+        && start >= pkt.layers().l4
+    {
         return Ok(Outcome {
             meta,
             verdict: Verdict::Good,

@@ -14,10 +14,30 @@ fn rebuilt(meta: &CsumMeta, state: CsumState, flags: CsumFlags) -> CsumMeta {
 /// (Linux `skb_postpull_rcsum`). A `Complete` sum loses their contribution
 /// (`-partial(x, -csum)`, the 2021 `wsum_negate` fix; an odd `len` byte-swaps
 /// the rest, `csum_block_sub`); a `Partial` whose start is pulled past becomes
-/// `None` (the packet is being consumed locally, like Linux). `CSUM_VALID` is
+/// `None` without `CSUM_BLANK` / `DATA_VALID` (the packet is being consumed
+/// locally, like Linux). `CSUM_VALID` is
 /// cleared: it named the layer that was current.
 ///
 /// After it, use `pkt.with_cur(pkt.cur() + len)`.
+///
+/// ```
+/// use netoffload::csum::{self, Wsum};
+/// use netoffload::state::{self, CsumMeta, CsumState, Packet, Reason};
+/// use netoffload::wire::LinkType;
+/// # let mut b = Vec::new();
+/// # etherparse::PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+/// #     .udp(1, 2).write(&mut b, b"data").unwrap();
+/// let pkt = Packet::parse(&b, LinkType::RawIp)?;
+/// // A device sum of the packet from the IP header on (like mlx5).
+/// let meta = CsumMeta::from_state(CsumState::Complete { csum: csum::partial(&b, Wsum::ZERO) });
+/// let l4 = pkt.layers().l4;
+/// let out = state::pull(meta, &pkt, l4).expect("in bounds");
+/// assert_eq!(out.sw_bytes, l4); // only the pulled header was summed
+/// let at_udp = pkt.with_cur(l4).expect("in bounds");
+/// let v = state::validate(out.meta, &at_udp).expect("UDP");
+/// assert_eq!((v.reason, v.sw_bytes), (Reason::CompleteChecked, 0));
+/// # Ok::<(), netoffload::wire::ParseError>(())
+/// ```
 pub fn pull(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
     let cur = pkt.cur();
     let new_cur = match cur.checked_add(len) {
@@ -45,7 +65,9 @@ pub fn pull(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
             (CsumState::Complete { csum: rest }, Reason::Pulled, len)
         }
         CsumState::Partial { start, .. } if start < new_cur => {
-            flags -= CsumFlags::CSUM_BLANK;
+            // The layer the Partial (and the origin's DATA_VALID) spoke of is
+            // behind us: nothing is claimed any more.
+            flags -= CsumFlags::CSUM_BLANK | CsumFlags::DATA_VALID;
             (CsumState::None, Reason::PartialPulledPast, 0)
         }
         s => (s, Reason::Pulled, 0),

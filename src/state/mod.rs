@@ -37,7 +37,46 @@
 //! | [`bridge`], [`route`], [`check_ipv4_header`] | `br_forward`, `ip_forward` + `ip_decrease_ttl`, `ip_fast_csum` |
 //! | [`nat`] | `inet_proto_csum_replace4/16/2` |
 //! | [`conntrack`] | `nf_ip_checksum` / `nf_ip6_checksum` + L4 error handlers |
+//! | [`checksum_setup`] | `skb_checksum_setup` (Xen `csum_blank` without offsets) |
 //! | [`fill`] | `skb_checksum_help`, `skb_crc32c_csum_help` |
+//!
+//! # Example: a guest's blank checksum through a bridge and conntrack to a
+//! device without offload (the Xen 2005 scenario)
+//!
+//! ```
+//! use netoffload::state::{self, ConntrackConfig, CsumFlags, CsumMeta, Hook, Packet,
+//!     PacketMut, Reason, Verdict};
+//! use netoffload::wire::LinkType;
+//!
+//! // A TCP packet as a guest hands it over: checksum field not filled yet.
+//! let mut frame = Vec::new();
+//! etherparse::PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+//!     .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+//!     .tcp(1000, 80, 1, 8192)
+//!     .write(&mut frame, b"hello")
+//!     .unwrap();
+//!
+//! // Xen netback: csum_blank -> Partial at the TCP field, with the seed in it.
+//! let mut pkt = PacketMut::parse(&mut frame, LinkType::Ethernet)?;
+//! let set = state::checksum_setup(CsumMeta::NONE, &mut pkt, true).expect("TCP");
+//! let meta = CsumMeta::new(set.meta.state(), CsumFlags::CSUM_BLANK).expect("Partial");
+//!
+//! let meta = state::bridge(meta).meta; // both Xen facts survive
+//! let ct = state::conntrack(meta, &pkt.as_packet(), Hook::PreRouting,
+//!     ConntrackConfig::default()).expect("TCP");
+//! assert_eq!((ct.verdict, ct.reason), (Verdict::Good, Reason::PartialTrusted));
+//!
+//! // The physical device has no checksum offload: fill in software.
+//! let out = state::fill(ct.meta, &mut pkt).expect("field in bounds");
+//! assert_eq!(out.reason, Reason::Filled);
+//! assert!(!out.meta.is_blank());
+//!
+//! // The wire bytes now verify.
+//! let check = state::validate(CsumMeta::NONE, &Packet::parse(&frame, LinkType::Ethernet)?)
+//!     .expect("TCP");
+//! assert_eq!(check.verdict, Verdict::Good);
+//! # Ok::<(), netoffload::wire::ParseError>(())
+//! ```
 //!
 //! Uses `csum` and `wire`.
 #![forbid(unsafe_code)]
@@ -51,6 +90,7 @@ mod outcome;
 mod packet;
 pub mod paravirt;
 mod rewrite;
+mod setup;
 mod site;
 mod sum;
 mod types;
@@ -63,6 +103,7 @@ pub use headers::{pull, push, trim};
 pub use nat::{Addr, Rewrite, nat};
 pub use outcome::{Outcome, Reason, Refused, Span, StateError, Transition, Verdict};
 pub use packet::{Packet, PacketMut};
+pub use setup::checksum_setup;
 pub use types::{CsumFlags, CsumLevel, CsumMeta, CsumState, MetaError, PartialKind};
 pub use validate::{
     DeviceReport, ValidateOptions, ZeroUdp6, deliver, receive, try_convert, validate, validate_with,

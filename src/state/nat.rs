@@ -80,6 +80,24 @@ enum L4Update {
 /// Refused (nothing written) for an address of the other IP version, ports on
 /// a layer without ports or on a non-first fragment, or a `Partial` that
 /// points at another field of this layer.
+///
+/// ```
+/// use netoffload::state::{self, Addr, CsumMeta, Packet, PacketMut, Rewrite, Verdict};
+/// use netoffload::wire::LinkType;
+/// # let mut b = Vec::new();
+/// # etherparse::PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+/// #     .tcp(1000, 80, 1, 100).write(&mut b, b"data").unwrap();
+/// let mut pkt = PacketMut::parse(&mut b, LinkType::RawIp)?;
+/// let out = state::nat(CsumMeta::NONE, &mut pkt, Rewrite::Src(Addr::V4([192, 0, 2, 7])))
+///     .expect("IPv4 address on an IPv4 packet");
+/// let out = state::nat(out.meta, &mut pkt, Rewrite::SrcPort(40000)).expect("TCP");
+/// // IP header and TCP checksums were updated incrementally: both still verify.
+/// let v = state::check_ipv4_header(CsumMeta::NONE, &pkt.as_packet()).expect("IPv4");
+/// assert_eq!(v.verdict, Verdict::Good);
+/// let v = state::validate(out.meta, &pkt.as_packet()).expect("TCP");
+/// assert_eq!(v.verdict, Verdict::Good);
+/// # Ok::<(), netoffload::wire::ParseError>(())
+/// ```
 pub fn nat(meta: CsumMeta, pkt: &mut PacketMut<'_>, rewrite: Rewrite) -> Transition {
     match plan_and_apply(&meta, pkt, rewrite) {
         Ok(out) => Ok(out),
@@ -248,7 +266,7 @@ fn l4_update(
         site::Kind::Inet {
             field,
             udp,
-            pseudo: _,
+            with_pseudo: _,
             counted: _,
         } => {
             let f = site.field(b).ok_or(StateError::OutOfBounds {

@@ -95,6 +95,8 @@ pub enum Reason {
     ConntrackFragment,
     /// Conntrack has no checksum rule for this protocol (generic tracker).
     ConntrackGeneric,
+    /// `Partial` pointed at the L4 checksum from the headers (`skb_checksum_setup`).
+    PartialSetUp,
     /// The Internet checksum was filled in software (`skb_checksum_help`).
     Filled,
     /// The SCTP CRC32c was filled in software (`skb_crc32c_csum_help`).
@@ -244,8 +246,15 @@ impl fmt::Display for StateError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for StateError {}
+impl core::error::Error for StateError {}
+
+impl From<MetaError> for StateError {
+    fn from(e: MetaError) -> StateError {
+        StateError::Meta(e)
+    }
+}
+
+impl core::error::Error for Refused {}
 
 /// A transition that could not run: the error and the unchanged metadata,
 /// handed back because transitions take it by value.

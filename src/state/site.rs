@@ -8,11 +8,11 @@ use crate::wire::{Layers, Net, Transport};
 /// The kind of checksum an L4 layer carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
-    /// A 16-bit Internet checksum at `field`, with `pseudo` (zero when the
-    /// protocol has no pseudo-header: ICMPv4, GRE).
+    /// A 16-bit Internet checksum at `field`; `with_pseudo` false when the
+    /// protocol has no pseudo-header (ICMPv4, GRE).
     Inet {
         field: usize,
-        pseudo: Wsum,
+        with_pseudo: bool,
         /// TCP, UDP or GRE-with-C: counted by `csum_level`. ICMP is not.
         counted: bool,
         /// UDP (zero means "no checksum"; a computed 0 is sent as 0xFFFF).
@@ -41,6 +41,21 @@ impl Site {
                 _ => None,
             },
             _ => None,
+        }
+    }
+
+    /// The pseudo-header sum (zero for protocols without one), computed only
+    /// when a check needs it.
+    pub(crate) fn pseudo(&self, pkt: &Packet<'_>) -> Wsum {
+        match self.kind {
+            Kind::Inet {
+                with_pseudo: true, ..
+            } => {
+                let l = pkt.layers();
+                // `Packet` guarantees the pseudo-header addresses are in bounds.
+                pseudo(pkt.bytes(), l, l.ip_proto, self.end - self.l4).unwrap_or(Wsum::ZERO)
+            }
+            _ => Wsum::ZERO,
         }
     }
 
@@ -119,14 +134,9 @@ pub(crate) fn of_unchecked_fragment(pkt: &Packet<'_>) -> Result<Site, StateError
         if field + 2 > end {
             return Err(oob(field + 2));
         }
-        let pseudo = if with_pseudo {
-            pseudo(b, l, l.ip_proto, end - l4).ok_or(oob(l.pseudo_dst))?
-        } else {
-            Wsum::ZERO
-        };
         Ok(Kind::Inet {
             field,
-            pseudo,
+            with_pseudo,
             counted,
             udp,
         })

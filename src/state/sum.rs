@@ -21,12 +21,13 @@ pub(crate) const fn remove(sum: Wsum, part: Wsum) -> Wsum {
 /// A byte rewrite under a `Complete` sum that starts at `base`: replaces
 /// `old` (at offset `at`) by `new` in the sum, for the bytes at or after `base`.
 pub(crate) fn rewrite_in_sum(sum: Wsum, base: usize, at: usize, old: &[u8], new: &[u8]) -> Wsum {
-    // A write that starts before `base` may still end after it.
+    // Only the bytes at or after `base` are covered (a write may straddle it).
     let skip = base.saturating_sub(at);
     let (Some(old), Some(new)) = (old.get(skip..), new.get(skip..)) else {
         return sum;
     };
-    let shift = at + skip - base;
+    let at = at + skip;
+    let shift = at - base;
     let o = csum::partial(old, Wsum::ZERO).shifted_by(shift);
     let n = csum::partial(new, Wsum::ZERO).shifted_by(shift);
     sum.sub(o).add(n)

@@ -168,6 +168,8 @@ impl fmt::Display for MetaError {
     }
 }
 
+impl core::error::Error for MetaError {}
+
 /// A packet's checksum metadata: the state and its side facts, checked together.
 ///
 /// Not `Copy`: transitions take it by value and return the new one, so a caller

@@ -168,7 +168,7 @@ pub(crate) fn check(
         (_, s) => s,
     };
 
-    let (pseudo, counted) = match site.kind {
+    let counted = match site.kind {
         Kind::None => {
             return out(
                 with(state, flags),
@@ -177,16 +177,16 @@ pub(crate) fn check(
                 0,
             );
         }
-        Kind::Inet {
-            pseudo, counted, ..
-        } => (pseudo, counted),
-        Kind::Crc32c { .. } => (Wsum::ZERO, true),
+        Kind::Inet { counted, .. } => counted,
+        Kind::Crc32c { .. } => true,
     };
 
     if site.zero_udp(b) {
         if pkt.layers().net == Net::Ipv6 && opts.zero_udp6 == ZeroUdp6::Reject {
+            // Linux accepts the zero in `udp6_csum_init` (consuming a level)
+            // and refuses it at the socket: the level is consumed here too.
             return out(
-                with(state, flags),
+                with(consumed(state), flags),
                 Verdict::Bad,
                 Reason::ZeroUdp6Rejected,
                 0,
@@ -209,6 +209,11 @@ pub(crate) fn check(
         flags |= CsumFlags::CSUM_VALID;
         return out(with(consumed(state), flags), Verdict::Good, reason, 0);
     }
+    if let CsumState::Partial { start, .. } = state
+        && start >= site.l4
+    {
+        return out(with(state, flags), Verdict::Good, Reason::PartialTrusted, 0);
+    }
     if flags.contains(CsumFlags::DATA_VALID) {
         if consume == Consume::Yes {
             flags -= CsumFlags::DATA_VALID;
@@ -224,17 +229,24 @@ pub(crate) fn check(
             0,
         );
     }
-    if let CsumState::Partial { start, .. } = state
-        && start >= site.l4
-    {
-        return out(with(state, flags), Verdict::Good, Reason::PartialTrusted, 0);
-    }
 
     if let Kind::Crc32c { field } = site.kind {
         let good = site::sctp_crc(b, site.l4, field, site.end) == site::sctp_stored(b, field);
         let sw = site.end - site.l4;
         if good {
             flags |= CsumFlags::CSUM_VALID;
+            // Conntrack (`nf_sctp_error`) records the verified CRC as
+            // UNNECESSARY so the SCTP receive path does not redo it. A
+            // `Complete` sum is no use to a CRC, so it is replaced too.
+            let state = match (consume, state) {
+                (Consume::No, CsumState::None | CsumState::Complete { .. }) => {
+                    flags -= CsumFlags::COMPLETE_SW;
+                    CsumState::Unnecessary {
+                        level: CsumLevel::L0,
+                    }
+                }
+                (_, s) => s,
+            };
             return out(
                 with(state, flags),
                 Verdict::Good,
@@ -245,6 +257,7 @@ pub(crate) fn check(
         return out(with(state, flags), Verdict::Bad, Reason::BadChecksum, sw);
     }
 
+    let pseudo = site.pseudo(pkt);
     let mut sw = 0usize;
     if let CsumState::Complete { csum } = state {
         let (around, n) = around(pkt, &site);
@@ -292,7 +305,10 @@ pub(crate) fn check(
     } else {
         (Verdict::Bad, Reason::BadChecksum)
     };
-    let new_state = if state == CsumState::None {
+    // `None`, or `Unnecessary` that does not cover this (ICMP) layer: nothing
+    // after an ICMP header is counted, so its levels are worth nothing and the
+    // sum replaces them.
+    let new_state = if matches!(state, CsumState::None | CsumState::Unnecessary { .. }) {
         let (around, n) = around(pkt, &site);
         sw += n;
         flags |= CsumFlags::COMPLETE_SW;
@@ -300,7 +316,7 @@ pub(crate) fn check(
             csum: around.add(data.shifted_by(site.l4 - pkt.cur())),
         }
     } else {
-        state // Unnecessary not covering ICMP, or an outer Partial: keep it.
+        state // an outer Partial: keep it.
     };
     out(with(new_state, flags), verdict, reason, sw)
 }
@@ -339,7 +355,7 @@ pub fn try_convert(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
         );
     }
     let pseudo = match site.kind {
-        Kind::Inet { pseudo, .. } if !site.zero_udp(pkt.bytes()) => pseudo,
+        Kind::Inet { .. } if !site.zero_udp(pkt.bytes()) => site.pseudo(pkt),
         _ => return Ok(Outcome::same(meta, Reason::NotConverted)),
     };
     if meta.state() != CsumState::None || !meta.flags().contains(CsumFlags::CSUM_VALID) {

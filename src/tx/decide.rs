@@ -4,7 +4,7 @@
 
 use super::error::TxError;
 use super::features::Features;
-use super::gso::{GsoInfo, GsoLimits, GsoType};
+use super::gso::{GsoInfo, GsoLimits, GsoType, TUNNEL, required_features};
 use crate::state::{CsumMeta, CsumState, PartialKind};
 use crate::wire::{Layers, Net, Transport};
 
@@ -60,21 +60,6 @@ pub enum FillReason {
     Ipv6ExtensionHeaders,
     /// A CRC32c Partial and no `SCTP_CRC` (`skb_crc32c_csum_help`).
     NoSctpCrc,
-    /// A `csum_blank` packet that is not `Partial`: its field is not seeded,
-    /// so it is computed from scratch rather than offloaded (Xen netback's
-    /// `skb_checksum_setup` + fill).
-    BlankNotPartial,
-}
-
-/// Where a software fill starts from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FillFrom {
-    /// The field holds the pseudo-header seed (`CHECKSUM_PARTIAL` convention):
-    /// sum from `start`, fold, store (`skb_checksum_help`).
-    Seed,
-    /// The field holds nothing usable: write the seed from the headers first
-    /// (or zero it for ICMP and SCTP), then fill.
-    Scratch,
 }
 
 /// A software fill to do now (see [`fill`](super::fill)).
@@ -86,8 +71,6 @@ pub struct Fill {
     pub offset: usize,
     /// Internet checksum or CRC32c.
     pub kind: PartialKind,
-    /// Seeded or from scratch.
-    pub from: FillFrom,
     /// Why software does it.
     pub reason: FillReason,
 }
@@ -185,8 +168,8 @@ pub enum TxAction {
 /// `validate_xmit_skb` with `netif_skb_features` and `skb_csum_hwoffload_help`).
 ///
 /// `layers` are the packet's outer layers; `gso` is `Some` for a super-packet.
-/// A `csum_blank` packet never gets [`TxAction::AlreadyComplete`]: it leaves
-/// offloaded or filled.
+/// A `csum_blank` packet (always `Partial`: `CsumMeta` refuses anything else)
+/// never gets [`TxAction::AlreadyComplete`]: it leaves offloaded or filled.
 pub fn decide(
     meta: &CsumMeta,
     layers: &Layers,
@@ -210,13 +193,9 @@ pub fn decide(
             check_partial(layers, start, offset, kind)?;
             Ok(decide_partial(layers, start, offset, kind, features))
         }
-        CsumState::None | CsumState::Unnecessary { .. } if meta.is_blank() => {
-            scratch_fill(layers).map(TxAction::FillSoftware)
-        }
         CsumState::None | CsumState::Unnecessary { .. } => Ok(TxAction::AlreadyComplete {
             reason: DoneReason::NothingPending,
         }),
-        // `CsumMeta::new` refuses CSUM_BLANK with Complete.
         CsumState::Complete { .. } => Ok(TxAction::AlreadyComplete {
             reason: DoneReason::CompleteIsNone,
         }),
@@ -276,7 +255,6 @@ fn decide_partial(
             start,
             offset,
             kind,
-            from: FillFrom::Seed,
             reason,
         })
     };
@@ -329,30 +307,6 @@ fn plain_tcp_udp(layers: &Layers, start: usize, offset: usize) -> bool {
         )
 }
 
-/// Start and offset of the transport's own checksum, for a blank packet.
-fn scratch_fill(layers: &Layers) -> Result<Fill, TxError> {
-    let (offset, kind) = match layers.transport {
-        Transport::Sctp => (crate::wire::sctp::CHECKSUM_OFFSET, PartialKind::Crc32c),
-        t => match t.csum_offset() {
-            Some(o) => (o, PartialKind::Inet),
-            None => {
-                return Err(TxError::BlankWithoutChecksumField {
-                    transport: layers.transport,
-                });
-            }
-        },
-    };
-    let fill = Fill {
-        start: layers.l4,
-        offset,
-        kind,
-        from: FillFrom::Scratch,
-        reason: FillReason::BlankNotPartial,
-    };
-    check_partial(layers, fill.start, fill.offset, fill.kind)?;
-    Ok(fill)
-}
-
 /// Checks the request against the packet (the shape `segment` also needs).
 pub(crate) fn check_gso_shape(layers: &Layers, gso: GsoInfo) -> Result<(), TxError> {
     let t = gso.gso_type;
@@ -364,10 +318,16 @@ pub(crate) fn check_gso_shape(layers: &Layers, gso: GsoInfo) -> Result<(), TxErr
     if gso.gso_size == 0 {
         return Err(TxError::GsoSizeZero);
     }
-    let tunnel = GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM | GsoType::GRE | GsoType::GRE_CSUM;
-    if t.intersects(tunnel) {
+    if t.intersects(TUNNEL) {
         let outer_ok = if t.intersects(GsoType::GRE | GsoType::GRE_CSUM) {
             layers.transport == Transport::Gre
+        } else if t.intersects(GsoType::IPXIP4 | GsoType::IPXIP6) {
+            let net_ok = if t.contains(GsoType::IPXIP6) {
+                layers.net == Net::Ipv6
+            } else {
+                layers.net == Net::Ipv4
+            };
+            net_ok && matches!(layers.transport, Transport::Ipip | Transport::Ipv6InIp)
         } else {
             layers.transport == Transport::Udp
         };
@@ -379,7 +339,11 @@ pub(crate) fn check_gso_shape(layers: &Layers, gso: GsoInfo) -> Result<(), TxErr
     } else if inner == GsoType::TCPV6 {
         layers.net == Net::Ipv6 && layers.transport == Transport::Tcp
     } else if inner == GsoType::UDP_L4 {
-        layers.transport == Transport::Udp && !t.intersects(GsoType::TCP_ECN | GsoType::TCP_FIXEDID)
+        let tcp_only = GsoType::TCP_ECN
+            .union(GsoType::TCP_ACCECN)
+            .union(GsoType::TCP_FIXEDID)
+            .union(GsoType::TCP_FIXEDID_INNER);
+        layers.transport == Transport::Udp && !t.intersects(tcp_only)
     } else {
         false
     };
@@ -404,8 +368,7 @@ fn decide_gso(
     // Per-segment checksum: what the device could do with one plain segment.
     // Inside a tunnel the inner checksum is not at the outer transport header:
     // only HW_CSUM can finish it.
-    let tunnel = GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM | GsoType::GRE | GsoType::GRE_CSUM;
-    let offloadable = if gso.gso_type.intersects(tunnel) {
+    let offloadable = if gso.gso_type.intersects(TUNNEL) {
         features.contains(Features::HW_CSUM)
     } else {
         plain_offloadable(layers, features)
@@ -434,7 +397,7 @@ fn decide_gso(
     if !features.can_checksum(layers.net) {
         return Ok(segment(SegmentReason::ChecksumNotOffloadable));
     }
-    let missing = gso.gso_type.required_features().difference(features);
+    let missing = required_features(gso.gso_type).difference(features);
     if !missing.is_empty() {
         return Ok(segment(SegmentReason::MissingFeatures { missing }));
     }

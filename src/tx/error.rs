@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::gso::GsoType;
-use crate::state::CsumMeta;
+use crate::state::{CsumMeta, StateError};
 use crate::wire::{Net, Transport};
 
 /// A refused transmit request: the field or limit at fault. Nothing was written.
@@ -30,12 +30,6 @@ pub enum TxError {
         offset: usize,
         /// End of the packet.
         end: usize,
-    },
-    /// A `csum_blank` packet whose transport has no checksum field this crate
-    /// can fill (only TCP, UDP, ICMP, ICMPv6 and SCTP have one).
-    BlankWithoutChecksumField {
-        /// The transport found.
-        transport: Transport,
     },
     /// `gso_size` 0 with a segmentation type.
     GsoSizeZero,
@@ -77,6 +71,9 @@ pub enum TxError {
         /// The length that does not fit.
         length: usize,
     },
+    /// An IPv6 jumbogram (payload length 0) whose Hop-by-Hop header is not the
+    /// lone Jumbo Payload option this crate can drop from the segments.
+    Jumbogram,
     /// Fewer destination buffers than segments.
     TooFewBuffers {
         /// Segments to write.
@@ -100,6 +97,11 @@ pub enum TxError {
         /// Segments the packet makes.
         count: usize,
     },
+    /// The state room's fill refused (its error names the span).
+    Fill {
+        /// Why.
+        error: StateError,
+    },
     /// An action that is not a software fill was passed to [`fill`](super::fill).
     NotAFill,
 }
@@ -115,12 +117,6 @@ impl fmt::Display for TxError {
                 f,
                 "csum_start {start} + csum_offset {offset} outside the packet (end {end})"
             ),
-            TxError::BlankWithoutChecksumField { transport } => {
-                write!(
-                    f,
-                    "csum_blank packet but {transport:?} has no checksum field"
-                )
-            }
             TxError::GsoSizeZero => write!(f, "gso_size 0 with a gso type"),
             TxError::GsoSizeBeyondPayload { gso_size, payload } => {
                 write!(
@@ -149,6 +145,7 @@ impl fmt::Display for TxError {
             TxError::LengthFieldOverflow { length } => {
                 write!(f, "length {length} does not fit its header field")
             }
+            TxError::Jumbogram => write!(f, "IPv6 jumbogram with other Hop-by-Hop options"),
             TxError::TooFewBuffers { needed, given } => {
                 write!(f, "{needed} segments but {given} buffers")
             }
@@ -163,6 +160,7 @@ impl fmt::Display for TxError {
             TxError::SegmentIndexOutOfRange { index, count } => {
                 write!(f, "segment {index} of {count}")
             }
+            TxError::Fill { error } => write!(f, "fill refused: {error}"),
             TxError::NotAFill => write!(f, "the action is not a software fill"),
         }
     }

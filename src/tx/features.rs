@@ -40,15 +40,24 @@ bitflags::bitflags! {
         const RXCSUM = 1 << 14;
         /// Generic receive offload switched on (`NETIF_F_GRO`).
         const GRO = 1 << 15;
+        /// TSO that keeps CWR on every segment, for Accurate ECN
+        /// (`NETIF_F_GSO_ACCECN`, `SKB_GSO_TCP_ACCECN`).
+        const GSO_ACCECN = 1 << 16;
+        /// Segmentation inside IPv4-in-IP / IPv6-in-IPv4 (`NETIF_F_GSO_IPXIP4`).
+        const GSO_IPXIP4 = 1 << 17;
+        /// Segmentation inside IP-in-IPv6 (`NETIF_F_GSO_IPXIP6`).
+        const GSO_IPXIP6 = 1 << 18;
 
         /// Every checksum feature (`NETIF_F_CSUM_MASK`).
         const CSUM_MASK = Self::IP_CSUM.bits() | Self::IPV6_CSUM.bits() | Self::HW_CSUM.bits();
         /// Every TCP segmentation feature (`NETIF_F_ALL_TSO`).
-        const ALL_TSO = Self::TSO.bits() | Self::TSO6.bits() | Self::TSO_ECN.bits() | Self::TSO_MANGLEID.bits();
+        const ALL_TSO = Self::TSO.bits() | Self::TSO6.bits() | Self::TSO_ECN.bits()
+            | Self::TSO_MANGLEID.bits() | Self::GSO_ACCECN.bits();
         /// Every segmentation feature (`NETIF_F_GSO_MASK`).
         const GSO_MASK = Self::ALL_TSO.bits() | Self::GSO_UDP_L4.bits()
             | Self::GSO_UDP_TUNNEL.bits() | Self::GSO_UDP_TUNNEL_CSUM.bits()
-            | Self::GSO_GRE.bits() | Self::GSO_GRE_CSUM.bits();
+            | Self::GSO_GRE.bits() | Self::GSO_GRE_CSUM.bits()
+            | Self::GSO_IPXIP4.bits() | Self::GSO_IPXIP6.bits();
         /// Features one port is enough to give a bridge (`NETIF_F_ONE_FOR_ALL`):
         /// the bridge does them in software for the ports that cannot.
         const ONE_FOR_ALL = Self::GSO_MASK.bits() | Self::SG.bits();
@@ -110,8 +119,8 @@ impl Features {
     /// Drops combinations that cannot stand (Linux `netdev_fix_features`).
     ///
     /// HW_CSUM with IP/IPV6_CSUM keeps HW_CSUM; TSO needs SG; TSO needs IP_CSUM
-    /// or HW_CSUM, TSO6 needs IPV6_CSUM or HW_CSUM; TSO_ECN and TSO_MANGLEID need
-    /// TSO or TSO6; UDP segmentation needs SG and a checksum feature.
+    /// or HW_CSUM, TSO6 needs IPV6_CSUM or HW_CSUM; TSO_ECN, GSO_ACCECN and
+    /// TSO_MANGLEID need TSO or TSO6; UDP segmentation needs SG and a checksum feature.
     pub const fn fix(self) -> FixedFeatures {
         let asked = self.bits();
         let mut f = asked;
@@ -128,7 +137,9 @@ impl Features {
             f &= !Features::TSO6.bits();
         }
         if !has(f, Features::TSO.union(Features::TSO6)) {
-            f &= !(Features::TSO_ECN.bits() | Features::TSO_MANGLEID.bits());
+            f &= !(Features::TSO_ECN.bits()
+                | Features::TSO_MANGLEID.bits()
+                | Features::GSO_ACCECN.bits());
         }
         if has(f, Features::GSO_UDP_L4) && !has(f, Features::CSUM_MASK) {
             f &= !Features::GSO_UDP_L4.bits();

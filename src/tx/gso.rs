@@ -2,58 +2,48 @@
 
 use super::features::Features;
 
-bitflags::bitflags! {
-    /// The kind of super-packet (Linux `SKB_GSO_*` in `gso_type`).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-    pub struct GsoType: u16 {
-        /// TCP over IPv4 (`SKB_GSO_TCPV4`).
-        const TCPV4 = 1 << 0;
-        /// TCP over IPv6 (`SKB_GSO_TCPV6`).
-        const TCPV6 = 1 << 1;
-        /// CWR set: only the first segment keeps it (`SKB_GSO_TCP_ECN`).
-        const TCP_ECN = 1 << 2;
-        /// Every segment keeps the super-packet's IPv4 ID (`SKB_GSO_TCP_FIXEDID`),
-        /// as GRO leaves flows whose IDs did not increment.
-        const TCP_FIXEDID = 1 << 3;
-        /// UDP segmentation (`SKB_GSO_UDP_L4`).
-        const UDP_L4 = 1 << 4;
-        /// Inside a UDP tunnel, outer checksum zero (`SKB_GSO_UDP_TUNNEL`).
-        const UDP_TUNNEL = 1 << 5;
-        /// Inside a UDP tunnel with an outer checksum (`SKB_GSO_UDP_TUNNEL_CSUM`).
-        const UDP_TUNNEL_CSUM = 1 << 6;
-        /// Inside GRE (`SKB_GSO_GRE`).
-        const GRE = 1 << 7;
-        /// Inside GRE with its checksum (`SKB_GSO_GRE_CSUM`).
-        const GRE_CSUM = 1 << 8;
+/// The kind of super-packet (Linux `SKB_GSO_*`): the type GRO's descriptors
+/// carry, so a GRO super-packet goes to [`decide`](super::decide) and
+/// [`segment`](super::segment) as it is.
+pub use crate::gro::GsoType;
+
+/// The device features a type needs for hardware segmentation (Linux
+/// `net_gso_ok`: each `SKB_GSO_*` bit maps to one `NETIF_F_*` bit; both fixed-ID
+/// bits map to `TSO_MANGLEID`).
+pub const fn required_features(t: GsoType) -> Features {
+    let map: [(GsoType, Features); 13] = [
+        (GsoType::TCPV4, Features::TSO),
+        (GsoType::TCPV6, Features::TSO6),
+        (GsoType::TCP_ECN, Features::TSO_ECN),
+        (GsoType::TCP_ACCECN, Features::GSO_ACCECN),
+        (GsoType::TCP_FIXEDID, Features::TSO_MANGLEID),
+        (GsoType::TCP_FIXEDID_INNER, Features::TSO_MANGLEID),
+        (GsoType::UDP_L4, Features::GSO_UDP_L4),
+        (GsoType::UDP_TUNNEL, Features::GSO_UDP_TUNNEL),
+        (GsoType::UDP_TUNNEL_CSUM, Features::GSO_UDP_TUNNEL_CSUM),
+        (GsoType::GRE, Features::GSO_GRE),
+        (GsoType::GRE_CSUM, Features::GSO_GRE_CSUM),
+        (GsoType::IPXIP4, Features::GSO_IPXIP4),
+        (GsoType::IPXIP6, Features::GSO_IPXIP6),
+    ];
+    let mut f = Features::empty();
+    let mut i = 0;
+    while i < map.len() {
+        if t.intersects(map[i].0) {
+            f = f.union(map[i].1);
+        }
+        i += 1;
     }
+    f
 }
 
-impl GsoType {
-    /// The device features the type needs for hardware segmentation
-    /// (Linux `net_gso_ok`: each `SKB_GSO_*` bit maps to one `NETIF_F_*` bit).
-    pub const fn required_features(self) -> Features {
-        let mut f = Features::empty();
-        let map: [(GsoType, Features); 9] = [
-            (GsoType::TCPV4, Features::TSO),
-            (GsoType::TCPV6, Features::TSO6),
-            (GsoType::TCP_ECN, Features::TSO_ECN),
-            (GsoType::TCP_FIXEDID, Features::TSO_MANGLEID),
-            (GsoType::UDP_L4, Features::GSO_UDP_L4),
-            (GsoType::UDP_TUNNEL, Features::GSO_UDP_TUNNEL),
-            (GsoType::UDP_TUNNEL_CSUM, Features::GSO_UDP_TUNNEL_CSUM),
-            (GsoType::GRE, Features::GSO_GRE),
-            (GsoType::GRE_CSUM, Features::GSO_GRE_CSUM),
-        ];
-        let mut i = 0;
-        while i < map.len() {
-            if self.intersects(map[i].0) {
-                f = f.union(map[i].1);
-            }
-            i += 1;
-        }
-        f
-    }
-}
+/// The tunnel bits of a type.
+pub(crate) const TUNNEL: GsoType = GsoType::UDP_TUNNEL
+    .union(GsoType::UDP_TUNNEL_CSUM)
+    .union(GsoType::GRE)
+    .union(GsoType::GRE_CSUM)
+    .union(GsoType::IPXIP4)
+    .union(GsoType::IPXIP6);
 
 /// A super-packet's segmentation request (`gso_size`, `gso_type`, `gso_segs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -11,10 +11,11 @@
 //! ([`csum::partial_copy`]). Segmenting a GRO super-packet as `tcp_gro_complete`
 //! leaves it gives back the original segments byte for byte.
 //!
-//! Tunnelled super-packets (VXLAN, GENEVE and other UDP tunnels, GRE;
-//! `skb_udp_tunnel_segment`, `gre_gso_segment`) go through [`plan_tunnel`]:
-//! the outer IP header is fixed like the inner one (its IPv4 ID always
-//! increments), the outer UDP length is set, and the outer UDP checksum
+//! Tunnelled super-packets (VXLAN, GENEVE and other UDP tunnels, GRE, IP in
+//! IP; `skb_udp_tunnel_segment`, `gre_gso_segment`, `ipip_gso_segment`) go
+//! through [`plan_tunnel`]: the outer IP header is fixed like the inner one
+//! (outer IPv4 IDs per `TCP_FIXEDID`, inner per `TCP_FIXEDID_INNER`, as
+//! mainline splits them), the outer UDP length is set, and the outer UDP checksum
 //! (`UDP_TUNNEL_CSUM`) or GRE checksum (`GRE_CSUM`) is computed from the
 //! headers alone, local-checksum-offload style (`lco_csum`): a finished inner
 //! segment sums to the complement of its pseudo-header, so the payload is
@@ -23,7 +24,7 @@
 use super::decide::{SegmentCsum, check_gso_shape, check_layers};
 use super::error::TunnelField;
 use super::error::TxError;
-use super::gso::{GsoInfo, GsoType};
+use super::gso::{GsoInfo, GsoType, TUNNEL};
 use super::pseudo::{pseudo_sum, seed};
 use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
@@ -37,7 +38,8 @@ mod field {
         TOTAL_LEN_OFFSET as IPV4_TOTAL_LEN,
     };
     pub use crate::wire::ipv6::{
-        HEADER_LEN as IPV6_HEADER_LEN, PAYLOAD_LEN_OFFSET as IPV6_PAYLOAD_LEN,
+        HEADER_LEN as IPV6_HEADER_LEN, NEXT_HEADER_OFFSET as IPV6_NEXT_HEADER,
+        PAYLOAD_LEN_OFFSET as IPV6_PAYLOAD_LEN,
     };
     pub use crate::wire::tcp::{
         CHECKSUM_OFFSET as TCP_CSUM, FLAGS_OFFSET as TCP_FLAGS, MIN_HEADER_LEN as TCP_MIN_LEN,
@@ -116,19 +118,23 @@ enum OuterCsum {
     GreNone,
     /// GRE with its checksum (`GRE_CSUM`).
     Gre,
+    /// IP in IP: no outer transport header (`IPXIP4`, `IPXIP6`).
+    None,
 }
-
-const TUNNEL: GsoType = GsoType::UDP_TUNNEL
-    .union(GsoType::UDP_TUNNEL_CSUM)
-    .union(GsoType::GRE)
-    .union(GsoType::GRE_CSUM);
 
 /// The plan of one segmentation: how many segments, how long each is, and
 /// what checksum state each leaves with. Made by [`plan`], used by
 /// [`segment_one`] and [`segment`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Segments {
+    /// The layers as they appear in every segment (offsets shifted when a
+    /// Jumbo Payload header is dropped).
     layers: Layers,
+    /// Where the super-packet's payload starts.
+    src_payload: usize,
+    /// Offset of the 8-byte IPv6 Hop-by-Hop Jumbo Payload header that the
+    /// segments leave out (`ipv6_hopopt_jumbo_remove`), if any.
+    jumbo: Option<usize>,
     pre: Pre,
     outer: Option<Outer>,
     gso: GsoInfo,
@@ -141,6 +147,12 @@ impl Segments {
     /// Number of segments.
     pub const fn count(&self) -> usize {
         self.count
+    }
+
+    /// The layers as every segment has them (offsets from the segment's start;
+    /// `end` is that of the super-packet less any dropped Jumbo header).
+    pub const fn layers(&self) -> &Layers {
+        &self.layers
     }
 
     /// Bytes of headers copied into every segment (link + IP + L4 header).
@@ -244,13 +256,12 @@ pub fn plan_tunnel(
     let t = gso.gso_type;
     let udp = t.intersects(GsoType::UDP_TUNNEL | GsoType::UDP_TUNNEL_CSUM);
     let gre = t.intersects(GsoType::GRE | GsoType::GRE_CSUM);
+    let ipip = t.intersects(GsoType::IPXIP4 | GsoType::IPXIP6);
     let mismatch = |field| Err(TxError::TunnelMismatch { field });
-    if udp == gre {
-        return if udp {
-            mismatch(TunnelField::Type)
-        } else {
-            Err(TxError::TunnelLayersMissing { gso_type: t })
-        };
+    match u8::from(udp) + u8::from(gre) + u8::from(ipip) {
+        0 => return Err(TxError::TunnelLayersMissing { gso_type: t }),
+        1 => {}
+        _ => return mismatch(TunnelField::Type),
     }
     if outer.end > frame.len() {
         return Err(TxError::LayersBeyondBuffer {
@@ -261,14 +272,25 @@ pub fn plan_tunnel(
     if outer.fragment.is_fragment {
         return Err(TxError::Fragment);
     }
-    let want = if udp { Transport::Udp } else { Transport::Gre };
-    if outer.transport != want {
+    let outer_ok = match outer.transport {
+        Transport::Udp => udp,
+        Transport::Gre => gre,
+        Transport::Ipip | Transport::Ipv6InIp => {
+            ipip && (outer.net == Net::Ipv6) == t.contains(GsoType::IPXIP6)
+        }
+        _ => false,
+    };
+    if !outer_ok {
         return mismatch(TunnelField::OuterTransport);
     }
-    if inner.l3 < outer.payload || inner.end != outer.end || outer.payload < outer.l4 + 4 {
+    // UDP and GRE carry a header of at least 4 bytes; IP in IP none.
+    let min_hdr = if ipip { 0 } else { 4 };
+    if inner.l3 < outer.payload || inner.end != outer.end || outer.payload < outer.l4 + min_hdr {
         return mismatch(TunnelField::InnerBounds);
     }
-    let oc = if udp {
+    let oc = if ipip {
+        OuterCsum::None
+    } else if udp {
         if t.contains(GsoType::UDP_TUNNEL_CSUM) {
             OuterCsum::Udp
         } else {
@@ -306,6 +328,31 @@ pub fn plan_tunnel(
         return Err(TxError::LengthFieldOverflow { length: outer_len });
     }
     Ok(p)
+}
+
+/// IPv6 payload length 0 with a Hop-by-Hop header means a jumbogram (RFC 2675,
+/// Linux BIG TCP). Segments are small enough for the 16-bit field, so they
+/// leave the 8-byte Jumbo Payload header out, as `ipv6_gso_segment` does with
+/// `ipv6_hopopt_jumbo_remove`: returns the segments' layers and the header's
+/// offset. Any other Hop-by-Hop shape in a jumbogram is refused.
+fn strip_jumbo(frame: &[u8], l: &Layers) -> Result<(Layers, Option<usize>), TxError> {
+    const JUMBO_HDR_LEN: usize = 8;
+    const OPT_JUMBO: u8 = 0xC2;
+    if l.net != Net::Ipv6 || read16(frame, l.l3 + field::IPV6_PAYLOAD_LEN) != 0 {
+        return Ok((*l, None));
+    }
+    let at = l.l3 + field::IPV6_HEADER_LEN;
+    let hbh = frame.get(at..at + 4);
+    let next_is_hbh = frame.get(l.l3 + field::IPV6_NEXT_HEADER) == Some(&0);
+    let lone_jumbo = matches!(hbh, Some(&[_, 0, OPT_JUMBO, 4])) && l.l4 == at + JUMBO_HDR_LEN;
+    if !(next_is_hbh && lone_jumbo) {
+        return Err(TxError::Jumbogram);
+    }
+    let mut out = *l;
+    out.l4 -= JUMBO_HDR_LEN;
+    out.payload -= JUMBO_HDR_LEN;
+    out.end -= JUMBO_HDR_LEN;
+    Ok((out, Some(at)))
 }
 
 /// Length the IP header's length field holds for `l4_len` bytes after it
@@ -365,8 +412,11 @@ fn plan_inner(
     if layers.l4 - layers.l3 < min_l3 || !addrs_in_header {
         return Err(TxError::LayersOutOfOrder);
     }
+    let (out, jumbo) = strip_jumbo(frame, layers)?;
     Ok(Segments {
-        layers: *layers,
+        layers: out,
+        src_payload: layers.payload,
+        jumbo,
         pre: Pre::new(frame, layers, layers.ip_proto),
         outer,
         gso,
@@ -398,9 +448,11 @@ pub fn segment_one(
         available: frame.len(),
     };
     let hdr_len = l.payload;
-    let from = hdr_len + index * plan.gso.gso_size as usize;
-    let (Some(headers), Some(chunk)) = (frame.get(..hdr_len), frame.get(from..from + seg_payload))
-    else {
+    let from = plan.src_payload + index * plan.gso.gso_size as usize;
+    let (Some(headers), Some(chunk)) = (
+        frame.get(..plan.src_payload),
+        frame.get(from..from + seg_payload),
+    ) else {
         return Err(beyond);
     };
     let available = dst.len();
@@ -412,26 +464,34 @@ pub fn segment_one(
         });
     };
     let (dh, dp) = d.split_at_mut(hdr_len);
-    dh.copy_from_slice(headers);
+    copy_headers(dh, headers, plan.jumbo, l.l3);
     let last = index + 1 == plan.count;
     let l4_len = hdr_len - l.l4 + seg_payload;
+    // `TCP_FIXEDID` is about the outermost IPv4 header, `TCP_FIXEDID_INNER`
+    // about the inner one of a tunnel (mainline's split of the two).
+    let ids = |bit| {
+        if plan.gso.gso_type.contains(bit) {
+            IdMode::Fixed
+        } else {
+            IdMode::Increment
+        }
+    };
     if let Some(o) = &plan.outer {
-        // Outer IPv4 IDs always increment (`inet_gso_segment` on the outer header).
         fix_ip(
             dh,
             &o.layers,
             &o.pre,
-            IdMode::Increment,
+            ids(GsoType::TCP_FIXEDID),
             index,
             hdr_len - o.layers.l4 + seg_payload,
         );
     }
-    let id_mode = if plan.gso.gso_type.contains(GsoType::TCP_FIXEDID) {
-        IdMode::Fixed
+    let inner_ids = if plan.outer.is_some() {
+        ids(GsoType::TCP_FIXEDID_INNER)
     } else {
-        IdMode::Increment
+        ids(GsoType::TCP_FIXEDID)
     };
-    fix_ip(dh, l, &plan.pre, id_mode, index, l4_len);
+    fix_ip(dh, l, &plan.pre, inner_ids, index, l4_len);
     match l.transport {
         Transport::Tcp => {
             let seq = read32(dh, l.l4 + field::TCP_SEQ)
@@ -441,7 +501,9 @@ pub fn segment_one(
             if !last {
                 flags &= !(TCP_FIN | TCP_PSH);
             }
-            if index > 0 {
+            // RFC 3168 CWR goes on the first segment only; with Accurate ECN
+            // CWR is part of the ACE counter and stays on every segment.
+            if index > 0 && !plan.gso.gso_type.contains(GsoType::TCP_ACCECN) {
                 flags &= !TCP_CWR;
             }
             write(dh, l.l4 + field::TCP_FLAGS, &[flags]);
@@ -492,10 +554,11 @@ fn outer_csum(dh: &mut [u8], o: &Outer, inner_l4: usize, inner_pseudo: Wsum, out
             ol.l4 + field::UDP_CSUM
         }
         OuterCsum::GreNone | OuterCsum::Gre => ol.l4 + field::GRE_CSUM,
+        OuterCsum::None => return,
     };
     match o.csum {
         OuterCsum::UdpZero => write(dh, at, &[0, 0]),
-        OuterCsum::GreNone => {}
+        OuterCsum::GreNone | OuterCsum::None => {}
         OuterCsum::Udp | OuterCsum::Gre => {
             write(dh, at, &[0, 0]);
             let init = if o.csum == OuterCsum::Udp {
@@ -591,6 +654,27 @@ fn fix_ip(dh: &mut [u8], l: &Layers, pre: &Pre, ids: IdMode, index: usize, l4_le
             write(dh, l.l3 + field::IPV4_CSUM, &c.to_bytes());
         }
         Net::Ipv6 => write(dh, l.l3 + field::IPV6_PAYLOAD_LEN, &len.to_be_bytes()),
+    }
+}
+
+/// Copies the super-packet's headers, leaving out a Jumbo Payload header at
+/// `jumbo` (its next-header value moves into the IPv6 header).
+fn copy_headers(dh: &mut [u8], headers: &[u8], jumbo: Option<usize>, l3: usize) {
+    match jumbo {
+        None => dh.copy_from_slice(headers),
+        Some(at) => {
+            let (a, b) = (headers.get(..at), headers.get(at + 8..));
+            let (da, db) = dh.split_at_mut(at.min(dh.len()));
+            if let (Some(a), Some(b)) = (a, b)
+                && a.len() == da.len()
+                && b.len() == db.len()
+            {
+                da.copy_from_slice(a);
+                db.copy_from_slice(b);
+            }
+            let next = headers.get(at).copied().unwrap_or(0);
+            write(dh, l3 + field::IPV6_NEXT_HEADER, &[next]);
+        }
     }
 }
 

@@ -187,15 +187,15 @@ pub fn seed(frame: &[u8], raw_ip: bool) -> Option<u16> {
     let end = ip_end(frame, raw_ip)?;
     let v6 = frame.get(l3)? >> 4 == 6;
     let (proto, l4, addrs) = if v6 {
-        (frame[l3 + 6], l3 + 40, &frame[l3 + 8..l3 + 40])
+        (*frame.get(l3 + 6)?, l3 + 40, frame.get(l3 + 8..l3 + 40)?)
     } else {
-        let ihl = (frame[l3] & 0xF) as usize * 4;
-        (frame[l3 + 9], l3 + ihl, &frame[l3 + 12..l3 + 20])
+        let ihl = (frame.get(l3)? & 0xF) as usize * 4;
+        (*frame.get(l3 + 9)?, l3 + ihl, frame.get(l3 + 12..l3 + 20)?)
     };
     let len = if proto == 17 {
-        u16::from_be_bytes([frame[l4 + 4], frame[l4 + 5]]) as u64
+        u16::from_be_bytes([*frame.get(l4 + 4)?, *frame.get(l4 + 5)?]) as u64
     } else {
-        (end - l4) as u64
+        end.checked_sub(l4)? as u64
     };
     let acc = naive_sum(addrs, 0) + u64::from(proto) + (len & 0xFFFF) + (len >> 16);
     Some(naive_fold(acc))
@@ -210,8 +210,40 @@ pub fn make_partial(mut frame: Vec<u8>, spec: Spec) -> Vec<u8> {
     frame
 }
 
-/// Verifies the outer L4 checksum with etherparse. `None`: not TCP/UDP.
+/// Verifies the L4 checksum of a plain TCP/UDP packet from the raw bytes with
+/// the naive sum (etherparse re-serialises headers and drops TCP reserved bits,
+/// so it is used for building, not judging). `None`: not plain TCP/UDP.
 pub fn l4_ok(frame: &[u8], raw_ip: bool) -> Option<bool> {
+    let l3 = l3_of(frame, raw_ip)?;
+    let end = ip_end(frame, raw_ip)?;
+    if end > frame.len() {
+        return None;
+    }
+    let v6 = frame.get(l3)? >> 4 == 6;
+    let (proto, l4) = if v6 {
+        (*frame.get(l3 + 6)?, l3 + 40)
+    } else {
+        (*frame.get(l3 + 9)?, l3 + (frame[l3] & 0xF) as usize * 4)
+    };
+    if proto != 6 && proto != 17 {
+        return None;
+    }
+    let len = if proto == 17 {
+        let field = u16::from_be_bytes([*frame.get(l4 + 6)?, *frame.get(l4 + 7)?]);
+        if !v6 && field == 0 {
+            return Some(true);
+        }
+        u16::from_be_bytes([*frame.get(l4 + 4)?, *frame.get(l4 + 5)?]) as usize
+    } else {
+        end.checked_sub(l4)?
+    };
+    let seg = frame.get(l4..l4 + len)?;
+    let pseudo = u64::from(seed(frame, raw_ip)?);
+    Some(naive_fold(naive_sum(seg, pseudo)) == 0xFFFF)
+}
+
+/// Cross-check of [`l4_ok`] with etherparse on well-formed packets.
+pub fn l4_ok_etherparse(frame: &[u8], raw_ip: bool) -> Option<bool> {
     let h = if raw_ip {
         PacketHeaders::from_ip_slice(frame).ok()?
     } else {

@@ -18,6 +18,8 @@
 //!   starts), `levels_from` (an `Unnecessary` level counts the checksums whose
 //!   L4 header starts at or after this offset: the first unvalidated one) and
 //!   `l4` (the layer `CSUM_VALID` and `DATA_VALID` speak of).
+//!   `View::new(bytes, link, cur, l4)` before validating the layer at `l4`,
+//!   `.validated()` after.
 //! - [`all_correct`], [`correct_at`]: is the packet (or the layer at an
 //!   offset) uncorrupted.
 //! - [`naive_sum`], [`wsum_of`], [`honest_complete`]: sums for building honest
@@ -102,6 +104,29 @@ pub struct View<'a> {
     pub levels_from: usize,
     /// The layer `CSUM_VALID` / `DATA_VALID` refer to.
     pub l4: usize,
+}
+
+impl<'a> View<'a> {
+    /// A packet about to validate the layer at `l4`, with a `Complete` sum
+    /// starting at `cur` (levels count from `l4`).
+    pub fn new(bytes: &'a [u8], link: Link, cur: usize, l4: usize) -> View<'a> {
+        View {
+            bytes,
+            link,
+            cur,
+            levels_from: l4,
+            l4,
+        }
+    }
+
+    /// The same packet after the layer at `l4` was validated (its level, if
+    /// any, consumed: later levels count from the next layer).
+    pub fn validated(self) -> View<'a> {
+        View {
+            levels_from: self.l4 + 1,
+            ..self
+        }
+    }
 }
 
 /// Why a state is unsound.

@@ -2,6 +2,8 @@
 //! checksum oracle written independently of `netoffload::csum`.
 #![allow(dead_code)]
 
+pub mod tunnel;
+
 use etherparse::{
     EtherType, Ethernet2Header, IpNumber, Ipv4Header, Ipv6Header, TcpHeader, UdpHeader,
 };

@@ -245,7 +245,7 @@ fn gro_seeds(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
     out
 }
 
-/// virtio_hdr seeds: policy byte, layout byte, header, frame (the checksum
+/// virtio_hdr seeds: policy byte, legacy header, frame (the checksum
 /// field holding the pseudo-header seed when the header says NEEDS_CSUM).
 fn virtio_seeds(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
     use netoffload::state::paravirt::virtio::{HdrLayout, VirtioFlags, VirtioNetHdr, gso_type};
@@ -262,7 +262,7 @@ fn virtio_seeds(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
             _ => continue,
         };
         let payload = l.end - l.payload;
-        let layout = [HdrLayout::Legacy, HdrLayout::V1, HdrLayout::HashReport][i % 3];
+        let layout = HdrLayout::Legacy;
         for (ctl, needs, with_gso) in [
             (0u8, true, false),
             (0, true, true),
@@ -286,7 +286,7 @@ fn virtio_seeds(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
                 hdr.gso_size = 200;
                 hdr.hdr_len = l.payload as u16;
             }
-            let mut v = vec![ctl, i as u8 % 3];
+            let mut v = vec![ctl | ((i as u8 % 4) << 6)];
             let mut h = [0u8; 20];
             let n = hdr.write(layout, &mut h).unwrap();
             v.extend_from_slice(&h[..n]);

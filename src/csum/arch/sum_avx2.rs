@@ -134,7 +134,7 @@ pub(super) unsafe fn sum(data: &[u8]) -> u64 {
         total = fold64(total + sum_piece(body)) as u64;
         rest = tail;
     }
-    total + scalar::sum_raw(rest)
+    total + scalar::sum_short(rest)
 }
 
 /// Copies and sums a piece (length a multiple of V, at most [`PIECE`]).
@@ -188,5 +188,6 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
         s = st;
         d = dt;
     }
-    total + scalar::copy_raw(s, d)
+    d.copy_from_slice(s);
+    total + scalar::sum_short(s)
 }

@@ -4,19 +4,23 @@
 //! source, aligned full vectors, a masked load of the tail. Masked loads and
 //! stores touch only the enabled bytes, so nothing outside the slices is read
 //! or written. The head is summed in the data's own u32 word grid; the body
-//! starts `h` bytes later, so its grid is shifted by `h mod 4` bytes, and its
-//! sum is rotated left by `8·(h mod 4)` bits (multiplying by `2^(8h)` modulo
-//! `2^32 - 1`) before the two are added.
+//! starts `h` bytes later, so its grid is shifted by `h mod 4` bytes. Rotating a
+//! u32 word multiplies it by a power of two modulo `2^32 - 1`, so the head's
+//! u32 lanes are rotated right by `8·(h mod 4)` bits (moving them into the
+//! body's grid), added to the body's accumulators, and the single reduced sum is
+//! rotated back left by the same amount.
 //!
 //! Accumulators as in `sum_avx2`: `b += v` (wrapping u64 lanes) and
 //! `a += v >> 32`. Carry bound: a piece of at most `2^30` bytes gives each of
-//! the two accumulator pairs at most `2^23` loads, so `Σlo` and `Σhi = a` stay
-//! below `2^55` per lane and `b - (a << 32) (mod 2^64)` is `Σlo` exactly.
+//! the two accumulator pairs at most `2^23 + 2` vectors (loads, the head and
+//! the tail), so `Σlo` and `Σhi = a` stay below `2^56` per lane and
+//! `b - (a << 32) (mod 2^64)` is `Σlo` exactly.
 
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi64, _mm512_and_si512, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
-    _mm512_maskz_loadu_epi8, _mm512_reduce_add_epi64, _mm512_set1_epi64, _mm512_setzero_si512,
-    _mm512_slli_epi64, _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi64,
+    _mm512_maskz_loadu_epi8, _mm512_reduce_add_epi64, _mm512_rorv_epi32, _mm512_set1_epi32,
+    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_slli_epi64, _mm512_srli_epi64,
+    _mm512_storeu_si512, _mm512_sub_epi64,
 };
 
 use crate::csum::scalar::fold64;
@@ -140,11 +144,13 @@ fn arr(c: &[u8]) -> &[u8; V] {
     c.first_chunk::<V>().unwrap_or(&[0; V])
 }
 
-/// Raw sum of a piece in its own word grid (any length up to [`PIECE`]).
+/// Raw sum of a piece in its own word grid (any length up to [`PIECE`]) plus
+/// the vector `extra` (the grid-shifted head; adds at most `2^32` per lane).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn sum_piece(data: &[u8]) -> u64 {
+fn sum_piece(data: &[u8], extra: __m512i) -> u64 {
     let mut acc = Acc::new();
+    acc.add1(extra);
     let mut blocks = data.chunks_exact(4 * V);
     for blk in &mut blocks {
         let (v0, v1) = (load(arr(&blk[..V])), load(arr(&blk[V..2 * V])));
@@ -158,7 +164,16 @@ fn sum_piece(data: &[u8]) -> u64 {
     for c in &mut vecs {
         acc.add0(load(arr(c)));
     }
-    acc.reduce() + sum_vec(load_prefix(vecs.remainder()))
+    acc.add1(load_prefix(vecs.remainder()));
+    acc.reduce()
+}
+
+/// Rotates every u32 lane right by `8·(h mod 4)` bits: moves a vector summed in
+/// the data's grid into the grid of a body that starts `h` bytes later.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn to_body_grid(v: __m512i, h: usize) -> __m512i {
+    _mm512_rorv_epi32(v, _mm512_set1_epi32(8 * (h & 3) as i32))
 }
 
 /// Raw sum of any slice (invariant in `arch`'s module docs).
@@ -172,22 +187,24 @@ pub(super) unsafe fn sum(data: &[u8]) -> u64 {
     }
     let h = (V - (data.as_ptr() as usize & (V - 1))) & (V - 1);
     let (head, mut body) = data.split_at(h);
-    let head_sum = sum_vec(load_prefix(head));
+    let mut extra = to_body_grid(load_prefix(head), h);
     let mut body_sum = 0u64;
     while !body.is_empty() {
         let n = body.len().min(PIECE);
         let (piece, rest) = body.split_at(n);
-        body_sum = fold64(body_sum + sum_piece(piece)) as u64;
+        body_sum = fold64(body_sum + sum_piece(piece, extra)) as u64;
+        extra = _mm512_setzero_si512();
         body = rest;
     }
-    head_sum + fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
+    fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
 }
 
-/// Copies and sums a piece (equal lengths, up to [`PIECE`]).
+/// Copies and sums a piece (equal lengths, up to [`PIECE`]), plus `extra`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn copy_piece(src: &[u8], dst: &mut [u8]) -> u64 {
+fn copy_piece(src: &[u8], dst: &mut [u8], extra: __m512i) -> u64 {
     let mut acc = Acc::new();
+    acc.add1(extra);
     let mut s = src.chunks_exact(4 * V);
     let mut d = dst.chunks_exact_mut(4 * V);
     for (sb, db) in (&mut s).zip(&mut d) {
@@ -217,7 +234,8 @@ fn copy_piece(src: &[u8], dst: &mut [u8]) -> u64 {
     }
     let t = load_prefix(rs.remainder());
     store_prefix(rd.into_remainder(), t);
-    acc.reduce() + sum_vec(t)
+    acc.add1(t);
+    acc.reduce()
 }
 
 /// Copies `src` into `dst` (equal lengths) and returns the raw sum.
@@ -236,15 +254,16 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
     let (d_head, mut d) = dst.split_at_mut(h);
     let hv = load_prefix(s_head);
     store_prefix(d_head, hv);
-    let head_sum = sum_vec(hv);
+    let mut extra = to_body_grid(hv, h);
     let mut body_sum = 0u64;
     while !s.is_empty() {
         let n = s.len().min(PIECE);
         let (sp, st) = s.split_at(n);
         let (dp, dt) = core::mem::take(&mut d).split_at_mut(n);
-        body_sum = fold64(body_sum + copy_piece(sp, dp)) as u64;
+        body_sum = fold64(body_sum + copy_piece(sp, dp, extra)) as u64;
+        extra = _mm512_setzero_si512();
         s = st;
         d = dt;
     }
-    head_sum + fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
+    fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
 }

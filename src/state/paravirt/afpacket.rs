@@ -84,9 +84,11 @@ pub fn meta_to_status(meta: &CsumMeta, dir: CaptureDirection, gso: CaptureGso) -
 #[must_use]
 pub enum Captured {
     /// `CSUMNOTREADY`: unfinished; here is the `Partial` found by parsing (plain
-    /// TCP/UDP), so the tool can finish it instead of reporting a bad checksum.
+    /// TCP/UDP, field holding the pseudo-header seed), so the tool can finish
+    /// it instead of reporting a bad checksum.
     NotReady(CsumMeta),
-    /// `CSUMNOTREADY` on a packet whose checksum cannot be located: do not check it.
+    /// `CSUMNOTREADY` on a packet whose checksum cannot be located, or whose
+    /// field is not the seed (a snapped or altered capture): do not check it.
     NotReadyUnlocated,
     /// `CSUM_VALID`: `Unnecessary` level 0.
     Valid(CsumMeta),
@@ -97,8 +99,11 @@ pub enum Captured {
 /// Status bits of a captured frame to what may be claimed about it.
 pub fn status_to_meta(status: TpStatus, frame: &[u8], link: LinkType) -> Captured {
     if status.contains(TpStatus::CSUMNOTREADY) {
-        return match checksum_setup(frame, link) {
-            Ok(s) => Captured::NotReady(
+        let located = checksum_setup(frame, link)
+            .ok()
+            .filter(|s| super::setup::check_seed(frame, &s.layers, s.start, s.offset).is_ok());
+        return match located {
+            Some(s) => Captured::NotReady(
                 CsumMeta::new(
                     CsumState::Partial {
                         start: s.start,
@@ -109,7 +114,7 @@ pub fn status_to_meta(status: TpStatus, frame: &[u8], link: LinkType) -> Capture
                 )
                 .unwrap_or(CsumMeta::NONE),
             ),
-            Err(_) => Captured::NotReadyUnlocated,
+            None => Captured::NotReadyUnlocated,
         };
     }
     if status.contains(TpStatus::CSUM_VALID) {

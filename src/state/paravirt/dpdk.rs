@@ -6,10 +6,12 @@
 //! not like "bad"). `NONE` (both bits) means "the field is not correct but the
 //! data is verified", i.e. a `Partial`-like packet.
 
+use crate::csum;
 use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net};
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
+use super::setup::{field_at, layers_fit, pseudo_len};
 use super::virtio::{GsoKind, SuperPacket};
 
 /// The `RTE_MBUF_F_*` bits used here.
@@ -253,7 +255,8 @@ enum Level {
 /// Consecutive verified checksums from the outermost become `Unnecessary` with
 /// `level = count - 1` (a zero outer UDP checksum counts, as in Linux: the 82599
 /// VXLAN case). `UNKNOWN`, `BAD` and `INVALID` never verify. An inner `NONE`
-/// adds the `DATA_VALID | CSUM_BLANK` facts (data good, field not filled).
+/// (data good, field not filled) claims nothing here: a blank field needs its
+/// place (`Partial`), which only [`rx_to_meta_frame`] can find.
 pub fn rx_to_meta(rx: RxCsum, encap: Encap) -> DpdkRx {
     let inner = if rx.l4 == RxStatus::Good {
         Level::Verified
@@ -281,11 +284,7 @@ pub fn rx_to_meta(rx: RxCsum, encap: Encap) -> DpdkRx {
         Some(level) if count > 0 => CsumState::Unnecessary { level },
         _ => CsumState::None,
     };
-    let flags = if rx.l4 == RxStatus::NoneDataValid {
-        CsumFlags::DATA_VALID.union(CsumFlags::CSUM_BLANK)
-    } else {
-        CsumFlags::empty()
-    };
+    let flags = CsumFlags::empty();
     let verdict = if rx.outer_ip == OuterIpStatus::Bad {
         RxVerdict::BadOuterIpHeader
     } else if rx.outer_l4 == OuterL4Status::Bad {
@@ -302,6 +301,37 @@ pub fn rx_to_meta(rx: RxCsum, encap: Encap) -> DpdkRx {
     DpdkRx {
         meta: CsumMeta::new(state, flags).unwrap_or(CsumMeta::NONE),
         verdict,
+    }
+}
+
+/// [`rx_to_meta`] with the frame at hand: an untunnelled `NONE` whose field
+/// holds the pseudo-header seed of a plain TCP/UDP packet becomes `Partial`
+/// with `CSUM_BLANK | DATA_VALID` (the virtio PMD's `NEEDS_CSUM` case), so it
+/// can be forwarded without a software sum and filled where needed. Otherwise
+/// the same as [`rx_to_meta`].
+pub fn rx_to_meta_frame(rx: RxCsum, encap: Encap, frame: &[u8], link: LinkType) -> DpdkRx {
+    let plain = rx_to_meta(rx, encap);
+    if rx.l4 != RxStatus::NoneDataValid || encap != Encap::None {
+        return plain;
+    }
+    let Ok(setup) = super::setup::checksum_setup(frame, link) else {
+        return plain;
+    };
+    if super::setup::check_seed(frame, &setup.layers, setup.start, setup.offset).is_err() {
+        return plain;
+    }
+    let meta = CsumMeta::new(
+        CsumState::Partial {
+            start: setup.start,
+            offset: setup.offset,
+            kind: PartialKind::Inet,
+        },
+        CsumFlags::CSUM_BLANK.union(CsumFlags::DATA_VALID),
+    )
+    .unwrap_or(CsumMeta::NONE);
+    DpdkRx {
+        meta,
+        verdict: plain.verdict,
     }
 }
 
@@ -328,10 +358,7 @@ pub fn meta_to_rx(meta: CsumMeta, encap: Encap) -> RxCsum {
                 }
             }
         },
-        _ if flags.contains(CsumFlags::CSUM_BLANK) && flags.contains(CsumFlags::DATA_VALID) => {
-            rx.l4 = RxStatus::NoneDataValid;
-        }
-        _ if validated && !flags.contains(CsumFlags::CSUM_BLANK) => match encap {
+        _ if validated => match encap {
             Encap::None | Encap::NoOuterChecksum => rx.l4 = RxStatus::Good,
             Encap::UdpTunnel(_) => rx.outer_l4 = OuterL4Status::Good,
             Encap::GreWithChecksum => {}
@@ -430,6 +457,56 @@ fn bits_len(value: usize, bits: u32) -> Result<u16, BoundaryError> {
     Ok(value as u16)
 }
 
+/// Which pseudo-header seed a segmentation request carries.
+///
+/// Linux (and every `Partial` here) seeds the field with the full pseudo-header,
+/// L4 length included. DPDK's `rte_ipv4_phdr_cksum` / `rte_ipv6_phdr_cksum`
+/// leave the length out when `TX_TCP_SEG` or `TX_UDP_SEG` is set: the NIC adds
+/// each segment's own length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SeedLength {
+    /// Length included (Linux, DPDK without segmentation).
+    Included,
+    /// Length left out (DPDK TSO / USO).
+    Excluded,
+}
+
+/// Moves the seed of the Internet checksum at `layers.l4 + offset` from one
+/// convention to the other (`csum::replace_seed` of the length word).
+pub fn convert_seed(
+    frame: &mut [u8],
+    layers: &Layers,
+    offset: usize,
+    from: SeedLength,
+    to: SeedLength,
+) -> Result<(), BoundaryError> {
+    if from == to {
+        return Ok(());
+    }
+    if !layers_fit(frame.len(), layers) {
+        return Err(BoundaryError::out_of_packet(
+            MetaField::Packet,
+            layers.end,
+            frame.len(),
+        ));
+    }
+    let len = (pseudo_len(frame, layers) as u32).to_be_bytes();
+    let at = layers.l4.saturating_add(offset);
+    let seed = field_at(frame, at).ok_or(BoundaryError::out_of_packet(
+        MetaField::ChecksumSeed,
+        at.saturating_add(2),
+        frame.len(),
+    ))?;
+    let moved = match to {
+        SeedLength::Excluded => csum::replace_seed(seed, &len, &[0; 4]),
+        SeedLength::Included => csum::replace_seed(seed, &[0; 4], &len),
+    };
+    if let Some(slot) = frame.get_mut(at..at.saturating_add(2)) {
+        slot.copy_from_slice(&moved.to_bytes());
+    }
+    Ok(())
+}
+
 /// Checksum metadata to an mbuf transmit request (what `skb_csum_hwoffload_help`
 /// decides, in DPDK words), consuming the metadata. `layers` are those of the
 /// header the checksum is in (the inner ones for a tunnel, from
@@ -439,14 +516,24 @@ fn bits_len(value: usize, bits: u32) -> Result<u16, BoundaryError> {
 /// `SCTP_CKSUM` (CRC32c) with `l2_len` / `l3_len`; a `Partial` elsewhere is
 /// refused (DPDK has no arbitrary start/offset; fill it in software).
 /// `None`, `Unnecessary`, `Complete` -> no L4 request (the field is already
-/// filled). A super-packet adds `TCP_SEG` / `UDP_SEG`, `l4_len` and `tso_segsz`.
+/// filled). A super-packet adds `TCP_SEG` / `UDP_SEG`, `l4_len` and `tso_segsz`,
+/// and its seed is rewritten to DPDK's length-less convention (the only write
+/// to `frame`, after every check).
 pub fn meta_to_tx(
     meta: CsumMeta,
+    frame: &mut [u8],
     layers: &Layers,
     outer: Option<OuterTx>,
     gso: Option<SuperPacket>,
     ip_csum: bool,
 ) -> Result<TxOffload, BoundaryError> {
+    if !layers_fit(frame.len(), layers) {
+        return Err(BoundaryError::out_of_packet(
+            MetaField::Packet,
+            layers.end,
+            frame.len(),
+        ));
+    }
     let mut tx = TxOffload::default();
     let flags = meta.flags();
     let l4 = match meta.state() {
@@ -542,6 +629,14 @@ pub fn meta_to_tx(
         tx.ol_flags |= seg;
         tx.l4_len = bits_len(layers.payload - layers.l4, 8)?;
         tx.tso_segsz = sp.gso_size;
+        let offset = if seg == ol::TX_TCP_SEG { 16 } else { 6 };
+        convert_seed(
+            frame,
+            layers,
+            offset,
+            SeedLength::Included,
+            SeedLength::Excluded,
+        )?;
     }
     Ok(tx)
 }
@@ -558,8 +653,14 @@ pub struct DpdkTxIn {
 
 /// An mbuf transmit request to checksum metadata (the inverse of
 /// [`meta_to_tx`]), with the untrusted lengths bounds-checked against `frame`
-/// and, when not tunnelled, against its parsed transport header.
-pub fn tx_to_meta(tx: &TxOffload, frame: &[u8], link: LinkType) -> Result<DpdkTxIn, BoundaryError> {
+/// and, when not tunnelled, against its parsed transport header. A segmentation
+/// request's length-less seed is rewritten to the full one, so the returned
+/// `Partial` keeps its contract (the only write, after every check).
+pub fn tx_to_meta(
+    tx: &TxOffload,
+    frame: &mut [u8],
+    link: LinkType,
+) -> Result<DpdkTxIn, BoundaryError> {
     let f = tx.ol_flags;
     let tcp_seg = f & ol::TX_TCP_SEG != 0;
     let udp_seg = f & ol::TX_UDP_SEG != 0;
@@ -636,6 +737,7 @@ pub fn tx_to_meta(tx: &TxOffload, frame: &[u8], link: LinkType) -> Result<DpdkTx
             ));
         }
     }
+    let frame_ro: &[u8] = frame;
     let seg = if tcp_seg || udp_seg {
         if tx.tso_segsz == 0 {
             return Err(BoundaryError::new(
@@ -652,6 +754,28 @@ pub fn tx_to_meta(tx: &TxOffload, frame: &[u8], link: LinkType) -> Result<DpdkTx
                 other => return Err(BoundaryError::unsupported(MetaField::DpdkOlFlags, other)),
             }
         };
+        // The headers the seed depends on: parse the IP header before `start`.
+        let l3 = start.saturating_sub(tx.l3_len as usize);
+        let ethertype = match frame_ro.get(l3).map(|b| b >> 4) {
+            Some(6) => wire::consts::ethertype::IPV6,
+            _ => wire::consts::ethertype::IPV4,
+        };
+        let l = wire::parse_ip_at(frame_ro, l3, ethertype, LinkType::RawIp, 0, [0; 2])?;
+        if l.l4 != start {
+            return Err(BoundaryError::mismatch(
+                MetaField::DpdkLengths,
+                l.l4 as u64,
+                start as u64,
+            ));
+        }
+        super::setup::check_udp_length(frame_ro, &l)?;
+        convert_seed(
+            frame,
+            &l,
+            offset,
+            SeedLength::Excluded,
+            SeedLength::Included,
+        )?;
         Some((kind, tx.tso_segsz))
     } else {
         None

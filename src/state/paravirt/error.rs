@@ -209,4 +209,4 @@ impl fmt::Display for BoundaryError {
 }
 
 #[cfg(feature = "std")]
-impl std::error::Error for BoundaryError {}
+impl core::error::Error for BoundaryError {}

@@ -7,7 +7,7 @@
 use crate::csum::{self, Sum16};
 use crate::wire::{Layers, Net, Transport};
 
-use super::setup::{field_at, pseudo_len, pseudo_seed, pseudo_sum};
+use super::setup::{field_at, layers_fit, pseudo_len, pseudo_seed, pseudo_sum};
 
 /// What the bytes of a packet's L4 checksum say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,7 +40,7 @@ pub enum L4Diagnosis {
 /// Recomputes the L4 checksum of a parsed packet in software and says what the
 /// field holds. Costs one pass over the segment; meant for the error path.
 pub fn diagnose(frame: &[u8], layers: &Layers) -> L4Diagnosis {
-    if layers.fragment.is_fragment {
+    if layers.fragment.is_fragment || !layers_fit(frame.len(), layers) {
         return L4Diagnosis::NotApplicable;
     }
     let offset = match layers.transport {

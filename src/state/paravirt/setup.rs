@@ -20,6 +20,21 @@ pub const fn transport_csum_field(transport: Transport) -> Option<(usize, Partia
     }
 }
 
+/// True when `layers` is ordered and inside `len` bytes (`l2 <= l3 <= l4 <=
+/// payload <= end <= len`), as every value from [`wire::parse`] is. Layers
+/// handed in by a caller are checked with it before any offset arithmetic.
+pub const fn layers_fit(len: usize, layers: &Layers) -> bool {
+    layers.l2 <= layers.l3
+        && layers.l3 <= layers.l4
+        && layers.l4 <= layers.payload
+        && layers.payload <= layers.end
+        && layers.end <= len
+}
+
+fn unfit(len: usize, layers: &Layers) -> BoundaryError {
+    BoundaryError::out_of_packet(MetaField::Packet, layers.end, len)
+}
+
 /// The L4 length the pseudo-header counts: the UDP length field for UDP (when not
 /// the jumbogram 0), otherwise the IP payload length.
 pub fn pseudo_len(frame: &[u8], layers: &Layers) -> usize {
@@ -31,12 +46,36 @@ pub fn pseudo_len(frame: &[u8], layers: &Layers) -> usize {
             return ulen;
         }
     }
-    layers.l4_len()
+    layers.end.saturating_sub(layers.l4)
+}
+
+/// A `Partial` sums from the transport header to the end of the IP datagram, so
+/// a UDP length that disagrees with the IP length (trailing bytes inside the
+/// datagram) would make the filled checksum cover the wrong bytes: refused.
+pub fn check_udp_length(frame: &[u8], layers: &Layers) -> Result<(), BoundaryError> {
+    if !layers_fit(frame.len(), layers) {
+        return Err(unfit(frame.len(), layers));
+    }
+    if layers.transport != Transport::Udp {
+        return Ok(());
+    }
+    let ulen = pseudo_len(frame, layers);
+    if ulen != layers.l4_len() {
+        return Err(BoundaryError::mismatch(
+            MetaField::Packet,
+            layers.l4_len() as u64,
+            ulen as u64,
+        ));
+    }
+    Ok(())
 }
 
 /// The unfolded pseudo-header sum of the transport at `layers.l4` (zero for
 /// ICMPv4, which has none); `None` for transports without an Internet checksum.
 pub fn pseudo_sum(frame: &[u8], layers: &Layers) -> Option<Wsum> {
+    if !layers_fit(frame.len(), layers) {
+        return None;
+    }
     let len = pseudo_len(frame, layers) as u32;
     match layers.transport {
         Transport::Icmp => Some(Wsum::ZERO),
@@ -139,6 +178,7 @@ pub fn checksum_setup(frame: &[u8], link: LinkType) -> Result<ChecksumSetup, Bou
             ));
         }
     };
+    check_udp_length(frame, &layers)?;
     Ok(ChecksumSetup {
         layers,
         start: layers.l4,
@@ -153,16 +193,19 @@ pub fn check_seed(
     start: usize,
     offset: usize,
 ) -> Result<SeedCheck, BoundaryError> {
+    if !layers_fit(frame.len(), layers) {
+        return Err(unfit(frame.len(), layers));
+    }
     if start != layers.l4 {
         return Ok(SeedCheck::Skipped(SeedSkip::StartNotAtTransport));
     }
     let Some(seed) = pseudo_seed(frame, layers) else {
         return Ok(SeedCheck::Skipped(SeedSkip::UnknownTransport));
     };
-    let at = start + offset;
+    let at = start.saturating_add(offset);
     let found = field_at(frame, at).ok_or(BoundaryError::out_of_packet(
         MetaField::ChecksumSeed,
-        at + 2,
+        at.saturating_add(2),
         frame.len(),
     ))?;
     if found == seed {
@@ -183,13 +226,13 @@ pub fn write_seed(frame: &mut [u8], setup: &ChecksumSetup) -> Result<Sum16, Boun
         MetaField::Packet,
         Rule::BlankOnUnsupportedProtocol,
     ))?;
-    let at = setup.start + setup.offset;
+    let at = setup.start.saturating_add(setup.offset);
     let len = frame.len();
     let slot = frame
-        .get_mut(at..at + 2)
+        .get_mut(at..at.saturating_add(2))
         .ok_or(BoundaryError::out_of_packet(
             MetaField::ChecksumSeed,
-            at + 2,
+            at.saturating_add(2),
             len,
         ))?;
     slot.copy_from_slice(&seed.to_bytes());

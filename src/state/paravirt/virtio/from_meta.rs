@@ -100,7 +100,10 @@ impl VirtioNetHdr {
                         Rule::StartBeforeFrame,
                     ))?;
                 hdr.flags = VirtioFlags::NEEDS_CSUM;
-                hdr.csum_start = to_u16(MetaField::VirtioCsumStart, rel + frame.vlan_hlen)?;
+                hdr.csum_start = to_u16(
+                    MetaField::VirtioCsumStart,
+                    rel.saturating_add(frame.vlan_hlen),
+                )?;
                 hdr.csum_offset = to_u16(MetaField::VirtioCsumOffset, offset)?;
             }
             _ if flags.contains(CsumFlags::CSUM_BLANK) => {

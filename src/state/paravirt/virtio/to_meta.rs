@@ -7,7 +7,9 @@ use crate::wire::{self, Layers, LinkType, Net, Transport};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
 use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
-use crate::state::paravirt::setup::{SeedCheck, SeedSkip, check_seed, checksum_setup};
+use crate::state::paravirt::setup::{
+    SeedCheck, SeedSkip, check_seed, check_udp_length, checksum_setup,
+};
 
 /// Linux `UDP_MAX_SEGMENTS` (`1 << 7` since 2024; it was 64 before).
 pub const UDP_MAX_SEGMENTS: usize = 128;
@@ -51,6 +53,10 @@ pub enum HdrLenRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SeedPolicy {
     /// Compare the field with the parsed pseudo-header seed; refuse a mismatch.
+    /// Where it cannot be compared (`csum_start` deeper than the parsed
+    /// transport, as for a tunnel's inner header, or a frame that does not
+    /// parse) the packet is accepted as Linux does and the outcome says
+    /// [`SeedCheck::Skipped`](crate::state::paravirt::setup::SeedCheck) with the reason.
     Verify,
     /// Believe it (Linux does; the oracle then cannot vouch for the state).
     Trust,
@@ -299,6 +305,7 @@ fn check_partial(
             offset as u64,
         ));
     }
+    check_udp_length(frame, l)?;
     match seed {
         SeedPolicy::Verify => check_seed(frame, l, start, offset),
         SeedPolicy::Trust => Ok(SeedCheck::Skipped(SeedSkip::PolicyTrust)),
@@ -377,7 +384,8 @@ impl VirtioNetHdr {
     /// `csum_start` or `csum_start + csum_offset + 2` beyond the packet (its IP
     /// length, so Ethernet padding is never summed); `csum_start` before the
     /// transport header; `csum_offset` other than the parsed protocol's (16 TCP,
-    /// 6 UDP); a field that is not the pseudo-header seed (policy `Verify`); a
+    /// 6 UDP); a UDP length other than the IP payload length (the filled sum
+    /// would cover the wrong bytes: found by the `virtio_hdr` fuzz target); a field that is not the pseudo-header seed (policy `Verify`); a
     /// GSO type that does not match the parsed L3/L4 (the protocol-mismatch
     /// checks syzbot drove into Linux); GSO on a fragment; GSO with `csum_start`
     /// not at the transport header; `UDP_L4` with more than 128 segments.
