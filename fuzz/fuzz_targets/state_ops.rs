@@ -273,7 +273,12 @@ fuzz_target!(|data: &[u8]| {
             }
             partial_site = Some(layers.l4);
             let mut flags = CsumFlags::CSUM_BLANK;
-            if opts & 8 != 0 {
+            // DATA_VALID (Xen `data_validated`) vouches for the whole packet:
+            // honest only when every other checksum verifies.
+            let others_ok = oracle::sites(&bytes, Link::Ethernet)
+                .iter()
+                .all(|s| s.correct || s.l4 == layers.l4);
+            if opts & 8 != 0 && others_ok {
                 flags |= CsumFlags::DATA_VALID;
             }
             let Ok(m) = CsumMeta::new(
