@@ -119,7 +119,8 @@ fuzz_target!(|data: &[u8]| {
         2 => state::receive(DeviceReport::L4Bad).meta,
         3 => {
             state::receive(DeviceReport::Complete {
-                csum: oracle::wsum_of(&bytes[at..outer.end]),
+                // The `Packet` convention: a Complete sum covers `bytes[at..]`.
+            csum: oracle::wsum_of(&bytes[at..]),
             })
             .meta
         }
