@@ -95,7 +95,7 @@ fuzz_target!(|data: &[u8]| {
         size_raw
     };
     let gso_type = if type_sel & 0x8000 != 0 {
-        GsoType::from_bits_truncate(type_sel)
+        GsoType::from_bits_truncate(u32::from(type_sel))
     } else {
         auto_type(&l, tunnel.map(|(c, _)| c), type_sel)
     };
