@@ -7,7 +7,9 @@ use libfuzzer_sys::fuzz_target;
 use netoffload::csum::{self, CrcLevel, Level, Wsum};
 
 fuzz_target!(|input: &[u8]| {
-    let [off, split, a, b, c, d, data @ ..] = input else { return };
+    let [off, split, a, b, c, d, data @ ..] = input else {
+        return;
+    };
     let off = (*off as usize) % 64;
     let data = data.get(off.min(data.len())..).unwrap_or(&[]);
     let init = Wsum::new(u32::from_le_bytes([*a, *b, *c, *d]));
@@ -15,11 +17,17 @@ fuzz_target!(|input: &[u8]| {
     let reference = csum::partial_at(Level::Scalar, data, init).expect("scalar always runs");
     let mut dst = vec![0u8; data.len()];
     for level in Level::ALL {
-        let Ok(sum) = csum::partial_at(level, data, init) else { continue };
+        let Ok(sum) = csum::partial_at(level, data, init) else {
+            continue;
+        };
         assert_eq!(csum::fold(sum), csum::fold(reference), "partial {level:?}");
         dst.fill(0x5A);
         let copied = csum::partial_copy_at(level, data, &mut dst, init).expect("same level");
-        assert_eq!(csum::fold(copied), csum::fold(reference), "partial_copy {level:?}");
+        assert_eq!(
+            csum::fold(copied),
+            csum::fold(reference),
+            "partial_copy {level:?}"
+        );
         assert_eq!(&dst[..], data, "partial_copy {level:?} copies exactly");
     }
 
@@ -30,7 +38,11 @@ fuzz_target!(|input: &[u8]| {
         }
     }
     assert_eq!(csum::crc32c(data), crc);
-    let k = if data.is_empty() { 0 } else { *split as usize % (data.len() + 1) };
+    let k = if data.is_empty() {
+        0
+    } else {
+        *split as usize % (data.len() + 1)
+    };
     let (head, tail) = data.split_at(k);
     assert_eq!(csum::crc32c_append(csum::crc32c(head), tail), crc, "append");
     assert_eq!(

@@ -3,13 +3,26 @@
 //! packet, and one whose seed was verified yields a correct checksum when it is
 //! finished (recomputed here with a naive RFC 1071 loop, not the crate's `csum`).
 //! The Xen and DPDK inbound mappings get the same bytes.
+//!
+//! The virtio result is also judged by the independent test oracle
+//! (tests/support/oracle.rs) on the IP packet: a `Partial` whose seed was
+//! verified, and any `Unnecessary` / `DATA_VALID` claim the peer made
+//! truthfully, must be sound; a GSO request must come with a `Partial`.
 #![no_main]
+
+#[allow(dead_code)]
+#[path = "../src/common.rs"]
+mod common;
+#[allow(dead_code)]
+#[path = "../../tests/support/oracle.rs"]
+mod oracle;
 
 use libfuzzer_sys::fuzz_target;
 use netoffload::state::paravirt::dpdk::{self, TxOffload};
 use netoffload::state::paravirt::setup::{SeedCheck, pseudo_sum};
 use netoffload::state::paravirt::virtio::{
-    DataValidPolicy, Direction, HdrLayout, HdrLenRule, SeedPolicy, VirtioNetHdr, VirtioPolicy,
+    DataValidPolicy, Direction, HdrLayout, HdrLenRule, SeedPolicy, VirtioFlags, VirtioNetHdr,
+    VirtioPolicy,
 };
 use netoffload::state::paravirt::xen::{self, XenCsum, XenGso, XenTrust};
 use netoffload::state::{CsumMeta, CsumState};
@@ -61,6 +74,50 @@ fn check_partial(frame: &[u8], link: LinkType, meta: &CsumMeta, seed: Option<See
     assert_eq!(total, 0xFFFF, "finished Partial does not verify");
 }
 
+/// The independent oracle on the IP packet (trailing bytes are the caller's to
+/// trim before a `Partial` is finished), when the peer told the truth.
+fn oracle_check(
+    frame: &[u8],
+    link: LinkType,
+    hdr: &VirtioNetHdr,
+    meta: &CsumMeta,
+    seed: Option<SeedCheck>,
+) {
+    let Ok(l) = wire::parse(frame, link) else {
+        return;
+    };
+    if !common::plain_pseudo(&l) {
+        return;
+    }
+    let olink = common::link_of(link);
+    let ip = &frame[..l.end];
+    let sites = oracle::sites(ip, olink);
+    let truthful = sites
+        .iter()
+        .filter(|s| s.counted)
+        .take(1)
+        .all(|s| s.correct)
+        && oracle::correct_at(ip, olink, l.l4) != Some(false);
+    if hdr.flags.contains(VirtioFlags::DATA_VALID) && !truthful {
+        return; // a lying peer trusted by policy: nothing to vouch for
+    }
+    if matches!(meta.state(), CsumState::Partial { .. })
+        && !matches!(seed, Some(SeedCheck::Verified))
+    {
+        return; // a trusted (unverified) seed
+    }
+    let view = oracle::View {
+        bytes: ip,
+        link: olink,
+        cur: l.l3,
+        levels_from: 0,
+        l4: l.l4,
+    };
+    if let Err(e) = oracle::check(&view, meta) {
+        panic!("to_meta gave {meta:?} (seed {seed:?}) the oracle rejects: {e:?}");
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&ctl, rest)) = data.split_first() else {
         return;
@@ -100,8 +157,13 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(got) = hdr.to_meta(frame, &policy) {
         check_partial(frame, link, &got.meta, got.seed);
+        oracle_check(frame, link, &hdr, &got.meta, got.seed);
         if let netoffload::state::paravirt::virtio::GsoOutcome::Segment(p) = got.gso {
             assert!(p.gso_size > 0 && p.segs >= 2 && p.hdr_len <= frame.len());
+            assert!(
+                matches!(got.meta.state(), CsumState::Partial { .. }),
+                "GSO without Partial"
+            );
         }
     }
 

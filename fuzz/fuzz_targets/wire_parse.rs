@@ -12,7 +12,9 @@ fn offset_of(base: &[u8], part: &[u8]) -> usize {
 
 fuzz_target!(|data: &[u8]| {
     for link in [LinkType::Ethernet, LinkType::RawIp] {
-        let Ok(l) = wire::parse(data, link) else { continue };
+        let Ok(l) = wire::parse(data, link) else {
+            continue;
+        };
         assert!(l.l2 <= l.l3 && l.l3 < l.l4 && l.l4 <= l.payload && l.payload <= l.end);
         assert!(l.end <= data.len());
         assert!(l.pseudo_src + if l.net == Net::Ipv4 { 4 } else { 16 } <= l.end);

@@ -274,7 +274,11 @@ fn l4_update(
                 offset: field + 2,
                 len: b.len(),
             })?;
-            if !is_port && l.net == Net::Ipv4 && l.transport == Transport::Icmp {
+            // No pseudo-header: ICMPv4 and GRE checksums do not cover addresses.
+            if !is_port
+                && (l.transport == Transport::Gre
+                    || (l.net == Net::Ipv4 && l.transport == Transport::Icmp))
+            {
                 return Ok(L4Update::Keep(Reason::NatRewritten));
             }
             match meta.state() {

@@ -215,7 +215,10 @@ pub(crate) fn check(
         if consume == Consume::Yes {
             flags -= CsumFlags::DATA_VALID;
         }
-        flags |= CsumFlags::CSUM_VALID;
+        // A blank `Partial` field does not verify: trusted, but not CSUM_VALID.
+        if !matches!(state, CsumState::Partial { .. }) {
+            flags |= CsumFlags::CSUM_VALID;
+        }
         return out(
             with(state, flags),
             Verdict::Good,

@@ -251,8 +251,8 @@ fn ip(b: &[u8], l3: usize, out: &mut Vec<Site>, depth: u8) {
             let ihl = (b[l3] & 0xF) as usize * 4;
             let total = be16(b, l3 + 2).unwrap_or(0) as usize;
             let frag = be16(b, l3 + 6).unwrap_or(0);
-            if frag & 0x3FFF != 0 || l3 + total > b.len() {
-                return; // fragment or truncated
+            if frag & 0x3FFF != 0 || l3 + total > b.len() || ihl < 20 || total < ihl {
+                return; // fragment, truncated or malformed
             }
             (false, b[l3 + 9], l3 + ihl, l3 + total)
         }
@@ -270,11 +270,13 @@ fn ip(b: &[u8], l3: usize, out: &mut Vec<Site>, depth: u8) {
             if proto == 44 {
                 return; // fragment header: stop
             }
-            let next = b[l4];
+            let (Some(&next), Some(&hl)) = (b.get(l4), b.get(l4 + 1)) else {
+                return; // truncated extension header
+            };
             let len = if proto == 51 {
-                (b[l4 + 1] as usize + 2) * 4
+                (hl as usize + 2) * 4
             } else {
-                (b[l4 + 1] as usize + 1) * 8
+                (hl as usize + 1) * 8
             };
             proto = next;
             l4 += len;
