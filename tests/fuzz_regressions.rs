@@ -128,3 +128,30 @@ fn nat_straddling_cur_keeps_complete_exact() {
     };
     assert_eq!(oracle::check(&view, &out.meta), Ok(()));
 }
+
+/// virtio_hdr: a guest frame with bytes after the IP datagram (Ethernet
+/// padding) and NEEDS_CSUM: the transmit fill must sum the segment only, up to
+/// the IP length, or the checksum it writes is wrong.
+#[test]
+fn fill_stops_at_the_ip_end_of_a_padded_frame() {
+    let (mut b, at) = blank_tcp4(b"x");
+    b.extend_from_slice(&[0xAB; 9]);
+    let m = CsumMeta::new(
+        CsumState::Partial {
+            start: at.l4,
+            offset: 16,
+            kind: PartialKind::Inet,
+        },
+        CsumFlags::CSUM_BLANK,
+    )
+    .unwrap();
+    let mut pkt = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
+    let out = state::fill(m, &mut pkt).unwrap();
+    assert_eq!(out.sw_bytes, at.end - at.l4, "summed past the IP end");
+    let sites = oracle::sites(&b[..at.end], Link::Ethernet);
+    assert!(!sites.is_empty(), "the TCP checksum is found");
+    assert!(
+        sites.iter().all(|s| s.correct),
+        "the filled checksum verifies: {sites:?}"
+    );
+}

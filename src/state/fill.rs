@@ -17,7 +17,9 @@ use crate::csum::{self, Sum16, Wsum};
 /// `DATA_VALID` stays. Other states have nothing to fill
 /// ([`Reason::NothingToFill`]).
 ///
-/// The packet must already be trimmed: every byte up to its end is summed.
+/// The sum stops at the end of the IP datagram (`layers.end`): bytes after it
+/// (Ethernet padding a guest left on the frame) are not part of the segment,
+/// as `ip_rcv` would have trimmed them (`pskb_trim_rcsum`).
 /// Which packets to fill (by device features) is the transmit room's decision.
 pub fn fill(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
     let CsumState::Partial {
@@ -28,7 +30,7 @@ pub fn fill(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
     else {
         return Ok(Outcome::same(meta, Reason::NothingToFill));
     };
-    let len = pkt.bytes().len();
+    let len = pkt.bytes().len().min(pkt.layers().end);
     let size = match kind {
         PartialKind::Inet => 2,
         PartialKind::Crc32c => 4,
@@ -47,7 +49,7 @@ pub fn fill(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
     let b = pkt.bytes();
     let (write, reason) = match kind {
         PartialKind::Inet => {
-            let sum = csum::partial(b.get(start..).unwrap_or(&[]), Wsum::ZERO);
+            let sum = csum::partial(b.get(start..len).unwrap_or(&[]), Wsum::ZERO);
             let v = csum::fold(sum);
             let v = if v.is_zero() { Sum16::MANGLED_ZERO } else { v };
             (
