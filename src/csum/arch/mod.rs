@@ -34,6 +34,7 @@ mod sum_adc;
 mod sum_avx2;
 #[cfg(target_arch = "x86_64")]
 mod sum_avx512;
+mod sum_lanes;
 #[cfg(target_arch = "x86_64")]
 mod sum_sse2;
 
