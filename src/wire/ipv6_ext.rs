@@ -351,7 +351,7 @@ impl<'a> RoutingHeader<'a> {
 
     /// Where the final destination sits, from the routing header's start, when
     /// segments are left (RFC 8200 8.1: the pseudo-header uses it): the last
-    /// address of type 0, the home address of type 2, Segment List[0] of an
+    /// address of type 0, the home address of type 2, Segment List\[0\] of an
     /// SRH. `None` when no segments are left (the IPv6 destination is final)
     /// or the type lists no addresses.
     pub fn final_destination_offset(&self) -> Option<usize> {

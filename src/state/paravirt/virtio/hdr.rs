@@ -91,7 +91,7 @@ struct RawHash {
 /// A virtio-net header as values (layout-independent). Fields a layout lacks read as 0.
 ///
 /// Parsing accepts any values: checking them against the packet is the job of
-/// [`VirtioNetHdr::to_meta`](super::to_meta), which models `virtio_net_hdr_to_skb`.
+/// [`VirtioNetHdr::to_meta`], which models `virtio_net_hdr_to_skb`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct VirtioNetHdr {
     /// `flags`.
