@@ -538,6 +538,33 @@ pub(crate) fn merge_vxlan4_fixed(
     })
 }
 
+/// True when the IPv4 header at `o` in `b` has a good checksum, given that
+/// the header at `o` in `a` (a held flow's first header) has one and that the
+/// two differ at most in total length, ID, flags / fragment offset and
+/// checksum (the identity and merge tests compared the rest). Instead of
+/// summing 20 bytes, RFC 1624 arithmetic: a header verifies exactly when its
+/// 16-bit word sum is 0 modulo 0xFFFF (it is never 0: version / IHL), so `b`
+/// verifies exactly when its varying words sum to `a`'s modulo 0xFFFF. Words
+/// are read in host order: a byte swap multiplies by 256 modulo 0xFFFF,
+/// which keeps congruence, and a u32 load of two words is congruent to their
+/// sum.
+#[inline(always)]
+pub(crate) fn ip4_sum_follows<const N: usize, const M: usize>(
+    a: &[u8; N],
+    b: &[u8; M],
+    o: usize,
+) -> bool {
+    // 0xFFFF << 18 exceeds any `ip4_var` (< 2^33) and is a multiple of 0xFFFF.
+    (ip4_var(b, o) + (0xFFFF << 18) - ip4_var(a, o)).is_multiple_of(0xFFFF)
+}
+
+/// Total length + ID (one u32 load), flags / fragment offset and checksum of
+/// the IPv4 header at `o`, summed (see [`ip4_sum_follows`]).
+#[inline(always)]
+fn ip4_var(h: &[u8], o: usize) -> u64 {
+    load4(h, o + 2) as u64 + load2(h, o + 6) as u64 + load2(h, o + 10) as u64
+}
+
 #[inline(always)]
 fn load2(b: &[u8], at: usize) -> u16 {
     match b.get(at..at + 2) {
