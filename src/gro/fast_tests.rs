@@ -92,6 +92,10 @@ fn frame(s: Spec, st: &mut FlowState, salt: u8) -> (Vec<u8>, CsumMeta) {
     let id = match s.id_mode {
         0 => st.id,
         1 => 77,
+        // 77 + 1 and 77 + 2: after fixed-ID segments, the ID of an
+        // incrementing run (a break for a fixed flow).
+        3 => 78,
+        4 => 79,
         _ => salt as u16 * 31,
     };
     ip[4..6].copy_from_slice(&id.to_be_bytes());
@@ -391,6 +395,45 @@ fn each_mutation_on_a_mergeable_segment() {
                     let general = run(&specs, true, 64, false, true);
                     assert_eq!(fast, general, "{vx} {mutate} {fl:#x} {state}");
                 }
+            }
+        }
+    }
+}
+
+/// IPv4 ID sequences against the ID mode (plain and VXLAN, where both
+/// layers carry them): fixed then +1 / +2, incrementing then fixed, and so on.
+#[test]
+fn id_sequences_on_a_mergeable_stream() {
+    let seqs: [&[u8]; 6] = [
+        &[1, 1, 4],
+        &[1, 1, 3],
+        &[1, 3, 4],
+        &[1, 3, 3],
+        &[1, 4, 4],
+        &[1, 1, 1],
+    ];
+    for vx in [false, true] {
+        for state in [0u8, 1, 3] {
+            for ids in seqs {
+                let specs: Vec<Spec> = ids
+                    .iter()
+                    .map(|&id_mode| Spec {
+                        flow: 0,
+                        gap: false,
+                        id_mode,
+                        len: 1448,
+                        flags: 0x10,
+                        mutate: 0,
+                        state,
+                        vx,
+                    })
+                    .collect();
+                let fast = run(&specs, true, 64, false, false);
+                assert_eq!(
+                    fast,
+                    run(&specs, true, 64, false, true),
+                    "{vx} {state} {ids:?}"
+                );
             }
         }
     }

@@ -422,12 +422,7 @@ pub(crate) fn merge_tcp4_fixed(
     }
     let count = s.segs.len() as u16;
     let delta = u16::from_be_bytes([b[18], b[19]]).wrapping_sub(s.ids[0]);
-    let mode = match s.id_mode[0] {
-        IdMode::Undecided if delta == 0 && count == 1 => IdMode::Fixed,
-        IdMode::Undecided | IdMode::Incrementing if delta == count => IdMode::Incrementing,
-        IdMode::Fixed if delta == 0 => IdMode::Fixed,
-        _ => return None,
-    };
+    let mode = id_mode_after(s.id_mode[0], delta, count)?;
     let seq = u32::from_be_bytes([b[38], b[39], b[40], b[41]]);
     if s.seq.wrapping_add(s.payload) != seq {
         return None;
@@ -494,11 +489,21 @@ fn ip4_fixed(
         return None;
     }
     let delta = u16::from_be_bytes([hb[4], hb[5]]).wrapping_sub(first_id);
-    match mode {
-        IdMode::Undecided if delta == 0 && count == 1 => Some(IdMode::Fixed),
-        IdMode::Undecided | IdMode::Incrementing if delta == count => Some(IdMode::Incrementing),
-        IdMode::Fixed if delta == 0 => Some(IdMode::Fixed),
-        _ => None,
+    id_mode_after(mode, delta, count)
+}
+
+/// The ID mode after a segment whose ID is `delta` past the first one, with
+/// `count` (>= 1) segments held: `None` when the ID breaks the mode. The
+/// second segment decides (same ID: fixed, +1: incrementing). Two tests
+/// instead of a match (the arms are disjoint because `count` is never 0).
+#[inline(always)]
+fn id_mode_after(mode: IdMode, delta: u16, count: u16) -> Option<IdMode> {
+    if delta == count && mode != IdMode::Fixed {
+        Some(IdMode::Incrementing)
+    } else if delta == 0 && (mode == IdMode::Fixed || (mode == IdMode::Undecided && count == 1)) {
+        Some(IdMode::Fixed)
+    } else {
+        None
     }
 }
 
