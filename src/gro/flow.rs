@@ -137,6 +137,10 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
     eq_at(a, q.l4 as usize, f, p.l4 as usize, 4)
 }
 
+/// Mask for one host-order 8-byte load of TCP bytes 8..16 (ack, data offset,
+/// flags, window): every bit but FIN and PSH in the flags byte (byte 13).
+const ACK_FLAGS_WINDOW: u64 = !u64::from_ne_bytes([0, 0, 0, 0, 0, TCP_FIN | TCP_PSH, 0, 0]);
+
 /// Byte-equality of two ranges without a `memcmp` call for short ones
 /// (8-byte loads, the last one overlapping).
 #[inline(always)]
@@ -144,7 +148,10 @@ pub(crate) fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> boo
     let (Some(x), Some(y)) = (a.get(ao..ao + len), b.get(bo..bo + len)) else {
         return false;
     };
-    if (8..=32).contains(&len) {
+    if (8..=16).contains(&len) {
+        // Two overlapping loads, one branch (TCP timestamps: 12 bytes).
+        (load8(x, 0) ^ load8(y, 0)) | (load8(x, len - 8) ^ load8(y, len - 8)) == 0
+    } else if (8..=32).contains(&len) {
         let mut i = 0;
         while i + 8 < len {
             if load8(x, i) != load8(y, i) {
@@ -406,9 +413,7 @@ pub(crate) fn merge_tcp4_fixed(
         return None;
     }
     // TCP: ack, flag word (data offset, reserved, flags but FIN/PSH, window).
-    let ta = u64::from_be_bytes([a[42], a[43], a[44], a[45], a[46], a[47], a[48], a[49]]);
-    let tb = u64::from_be_bytes([b[42], b[43], b[44], b[45], b[46], b[47], b[48], b[49]]);
-    if (ta ^ tb) & !(((TCP_FIN | TCP_PSH) as u64) << 16) != 0 {
+    if (load8(a, 42) ^ load8(b, 42)) & ACK_FLAGS_WINDOW != 0 {
         return None;
     }
     let thlen = payload - 34;
@@ -417,12 +422,7 @@ pub(crate) fn merge_tcp4_fixed(
     }
     let count = s.segs.len() as u16;
     let delta = u16::from_be_bytes([b[18], b[19]]).wrapping_sub(s.ids[0]);
-    let mode = match s.id_mode[0] {
-        IdMode::Undecided if delta == 0 && count == 1 => IdMode::Fixed,
-        IdMode::Undecided | IdMode::Incrementing if delta == count => IdMode::Incrementing,
-        IdMode::Fixed if delta == 0 => IdMode::Fixed,
-        _ => return None,
-    };
+    let mode = id_mode_after(s.id_mode[0], delta, count)?;
     let seq = u32::from_be_bytes([b[38], b[39], b[40], b[41]]);
     if s.seq.wrapping_add(s.payload) != seq {
         return None;
@@ -489,11 +489,21 @@ fn ip4_fixed(
         return None;
     }
     let delta = u16::from_be_bytes([hb[4], hb[5]]).wrapping_sub(first_id);
-    match mode {
-        IdMode::Undecided if delta == 0 && count == 1 => Some(IdMode::Fixed),
-        IdMode::Undecided | IdMode::Incrementing if delta == count => Some(IdMode::Incrementing),
-        IdMode::Fixed if delta == 0 => Some(IdMode::Fixed),
-        _ => None,
+    id_mode_after(mode, delta, count)
+}
+
+/// The ID mode after a segment whose ID is `delta` past the first one, with
+/// `count` (>= 1) segments held: `None` when the ID breaks the mode. The
+/// second segment decides (same ID: fixed, +1: incrementing). Two tests
+/// instead of a match (the arms are disjoint because `count` is never 0).
+#[inline(always)]
+fn id_mode_after(mode: IdMode, delta: u16, count: u16) -> Option<IdMode> {
+    if delta == count && mode != IdMode::Fixed {
+        Some(IdMode::Incrementing)
+    } else if delta == 0 && (mode == IdMode::Fixed || (mode == IdMode::Undecided && count == 1)) {
+        Some(IdMode::Fixed)
+    } else {
+        None
     }
 }
 
@@ -515,9 +525,7 @@ pub(crate) fn merge_vxlan4_fixed(
     }
     let a: &[u8; 104] = s.hdr.get(..104)?.try_into().ok()?;
     let b: &[u8; 104] = f.get(..104)?.try_into().ok()?;
-    let ta = u64::from_be_bytes([a[92], a[93], a[94], a[95], a[96], a[97], a[98], a[99]]);
-    let tb = u64::from_be_bytes([b[92], b[93], b[94], b[95], b[96], b[97], b[98], b[99]]);
-    if (ta ^ tb) & !(((TCP_FIN | TCP_PSH) as u64) << 16) != 0 {
+    if (load8(a, 92) ^ load8(b, 92)) & ACK_FLAGS_WINDOW != 0 {
         return None;
     }
     let payload = p.payload as usize;
@@ -536,6 +544,33 @@ pub(crate) fn merge_vxlan4_fixed(
         id_mode: [m0, m1],
         fin_psh: b[97] & (TCP_FIN | TCP_PSH),
     })
+}
+
+/// True when the IPv4 header at `o` in `b` has a good checksum, given that
+/// the header at `o` in `a` (a held flow's first header) has one and that the
+/// two differ at most in total length, ID, flags / fragment offset and
+/// checksum (the identity and merge tests compared the rest). Instead of
+/// summing 20 bytes, RFC 1624 arithmetic: a header verifies exactly when its
+/// 16-bit word sum is 0 modulo 0xFFFF (it is never 0: version / IHL), so `b`
+/// verifies exactly when its varying words sum to `a`'s modulo 0xFFFF. Words
+/// are read in host order: a byte swap multiplies by 256 modulo 0xFFFF,
+/// which keeps congruence, and a u32 load of two words is congruent to their
+/// sum.
+#[inline(always)]
+pub(crate) fn ip4_sum_follows<const N: usize, const M: usize>(
+    a: &[u8; N],
+    b: &[u8; M],
+    o: usize,
+) -> bool {
+    // 0xFFFF << 18 exceeds any `ip4_var` (< 2^33) and is a multiple of 0xFFFF.
+    (ip4_var(b, o) + (0xFFFF << 18) - ip4_var(a, o)).is_multiple_of(0xFFFF)
+}
+
+/// Total length + ID (one u32 load), flags / fragment offset and checksum of
+/// the IPv4 header at `o`, summed (see [`ip4_sum_follows`]).
+#[inline(always)]
+fn ip4_var(h: &[u8], o: usize) -> u64 {
+    load4(h, o + 2) as u64 + load2(h, o + 6) as u64 + load2(h, o + 10) as u64
 }
 
 #[inline(always)]

@@ -179,6 +179,18 @@ pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
 /// these packets).
 #[inline(always)]
 pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
+    let payload = fast_tcp4_unchecked(f)?;
+    if !ipv4_header_ok(f.get(14..34)?) {
+        return None;
+    }
+    Some(payload)
+}
+
+/// [`fast_tcp4_payload`] without the IPv4 header checksum: the fast path
+/// checks it after the flow lookup, by arithmetic against the held flow's
+/// verified first header when there is one (`flow::ip4_sum_follows`).
+#[inline(always)]
+pub(crate) fn fast_tcp4_unchecked(f: &[u8]) -> Option<usize> {
     let h: &[u8; 54] = f.get(..54)?.try_into().ok()?;
     // Ethertype IPv4, version 4 + IHL 5 (one masked load), protocol TCP.
     let lead = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
@@ -191,7 +203,7 @@ pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
     if 14 + total != f.len() || frag & 0x3FFF != 0 || doff < 20 || 34 + doff > f.len() {
         return None;
     }
-    if 34 + doff > MAX_HEADER || !ipv4_header_ok(&h[14..34]) {
+    if 34 + doff > MAX_HEADER {
         return None;
     }
     Some(34 + doff)
@@ -380,6 +392,17 @@ pub(crate) fn outer_ip(f: &[u8], link: LinkType) -> Option<Ip> {
 /// header checksums. Anything else takes the general walk (same answer).
 #[inline(always)]
 pub(crate) fn fast_vxlan4(f: &[u8]) -> Option<Parsed> {
+    let p = fast_vxlan4_unchecked(f)?;
+    if !ipv4_header_ok(f.get(14..34)?) || !ipv4_header_ok(f.get(64..84)?) {
+        return None;
+    }
+    Some(p)
+}
+
+/// [`fast_vxlan4`] without the two IPv4 header checksums (checked after the
+/// flow lookup, as in [`fast_tcp4_unchecked`]).
+#[inline(always)]
+pub(crate) fn fast_vxlan4_unchecked(f: &[u8]) -> Option<Parsed> {
     let h: &[u8; 104] = f.get(..104)?.try_into().ok()?;
     let n = f.len();
     let be = |a: u8, b: u8| u16::from_be_bytes([a, b]) as usize;
@@ -400,9 +423,6 @@ pub(crate) fn fast_vxlan4(f: &[u8]) -> Option<Parsed> {
     }
     let doff = (h[96] >> 4) as usize * 4;
     if doff < 20 || 84 + doff > n || 84 + doff > MAX_HEADER {
-        return None;
-    }
-    if !ipv4_header_ok(&h[14..34]) || !ipv4_header_ok(&h[64..84]) {
         return None;
     }
     Some(Parsed {
