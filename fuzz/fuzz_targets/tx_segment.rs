@@ -10,7 +10,8 @@
 //! - `[0..2]` gso_size; with opts bit 2 taken modulo the payload length + 1.
 //! - `[2..4]` gso_type: bit 15 set -> these raw bits, else derived from the
 //!   packet (+ FIXEDID bit 0, ECN bit 1).
-//! - `[4]` bit 0: `Partial` segments (else computed).
+//! - `[4]` bit 0: `Partial` segments (else computed); bits 1-2: the sum
+//!   kernel level (scalar, SSE2, AVX2, AVX-512; capped by the CPU).
 //! - `[5..9]` device features; `[9]` opts: bit 0 fix checksums first, bit 1
 //!   tunnel, bit 2 gso_size in range, bit 3 use `decide`'s choice of checksum,
 //!   bit 4 one buffer too few.
@@ -24,6 +25,7 @@ mod oracle;
 
 use common::Ctl;
 use libfuzzer_sys::fuzz_target;
+use netoffload::csum::{self, Level};
 use netoffload::encap::{EncapConfig, OuterCsum, parse_inner, parse_tunnel};
 use netoffload::state::{CsumMeta, CsumState};
 use netoffload::tx::{self, Device, Features, GsoInfo, GsoType, SegmentCsum, TxAction};
@@ -64,6 +66,7 @@ fuzz_target!(|data: &[u8]| {
     let csum_sel = c.u8();
     let feat = Features::from_bits_truncate(c.u32());
     let opts = c.u8();
+    csum::force_level(Level::ALL[usize::from(csum_sel >> 1) & 3]);
     let mut frame = c.rest().to_vec();
 
     let Ok(outer) = wire::parse(&frame, LinkType::Ethernet) else {
@@ -193,7 +196,8 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(
             oracle::correct_at(&done, Link::Ethernet, l.l4),
             Some(true),
-            "segment {i}: L4 checksum ({csum:?})"
+            "segment {i}: L4 checksum ({csum:?}, {gso:?}, level {:?}, inner {l:?}, outer {outer:?}, segment {seg:02x?})",
+            csum::level()
         );
         if tunnel.is_some() {
             assert_ne!(

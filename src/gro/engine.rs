@@ -3,6 +3,7 @@
 
 use super::cb::{Cb, Refusal};
 use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
+use super::expect::{self, Layout, mode_after_match};
 use super::flow::{self, final_flag};
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
@@ -59,6 +60,10 @@ pub struct Gro<const FLOWS: usize> {
     /// general path.
     #[cfg(test)]
     pub(crate) fast_off: bool,
+    /// Merges accepted by the prediction alone (tests check that the
+    /// shortcut is taken).
+    #[cfg(test)]
+    pub(crate) predicted: u64,
 }
 
 impl<const FLOWS: usize> Gro<FLOWS> {
@@ -82,6 +87,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             seg_limit: cfg.seg_limit(),
             #[cfg(test)]
             fast_off: false,
+            #[cfg(test)]
+            predicted: 0,
         };
         // Free list threaded through `next`.
         for i in 0..FLOWS {
@@ -327,27 +334,25 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Option<Verdict> {
-        let payload = parse::fast_tcp4_unchecked(frame)?;
-        let end = frame.len();
-        let len = (end - payload) as u32;
-        let sw_bytes = match meta.state() {
-            CsumState::Unnecessary { .. } => 0,
-            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => {
-                let ip = parse::Ip {
-                    off: 14,
-                    next: 34,
-                    v6: false,
-                };
-                let ps = parse::pseudo(frame, ip, ipproto::TCP, (end - 34) as u32);
-                let data = frame.get(34..)?;
-                if !crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO))).is_zero() {
-                    return None;
-                }
-                data.len() as u64
-            }
+        let h: &[u8; 54] = frame.get(..54)?.try_into().ok()?;
+        let covered = match meta.state() {
+            CsumState::Unnecessary { .. } => true,
+            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,
             _ => return None,
         };
         let hash = flow::hash_tcp4(frame);
+        // The predicted next segment of a held flow: merges with no other test.
+        if let Some((slot, payload)) = self.predicted_tcp4(hash, h, frame) {
+            let sw_bytes = if covered { 0 } else { tcp4_sum_ok(frame)? };
+            self.stats.sw_bytes += sw_bytes;
+            let len = (frame.len() - payload) as u32;
+            self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp4, sink);
+            return Some(Verdict::Held(Held::Merged));
+        }
+        let payload = parse::fast_tcp4_unchecked(frame)?;
+        let end = frame.len();
+        let len = (end - payload) as u32;
+        let sw_bytes = if covered { 0 } else { tcp4_sum_ok(frame)? };
         let flags = byte(frame, 47)?;
         if let Some(slot) = self.lookup_tcp4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
@@ -390,27 +395,30 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Option<Verdict> {
-        let p = parse::fast_vxlan4_unchecked(frame)?;
-        let end = frame.len();
-        let len = p.payload_len();
-        let (sw_bytes, verified) = match meta.state() {
-            CsumState::Unnecessary { level } if level.covered() >= 2 => (0, 2),
+        let h: &[u8; 104] = frame.get(..104)?.try_into().ok()?;
+        let covered = match meta.state() {
+            CsumState::Unnecessary { level } if level.covered() >= 2 => true,
             CsumState::None
                 if self.cfg.software_verify == SoftwareVerify::On
                     && self.cfg.tunnel_policy == TunnelPolicy::Compute
                     && be16(frame, 40)? == 0 =>
             {
-                let ip = p.ips[1];
-                let ps = parse::pseudo(frame, ip, ipproto::TCP, (end - 84) as u32);
-                let data = frame.get(84..)?;
-                if !crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO))).is_zero() {
-                    return None;
-                }
-                (data.len() as u64, 2)
+                false
             }
             _ => return None,
         };
         let hash = flow::hash_vxlan4(frame);
+        if let Some((slot, payload)) = self.predicted_vxlan4(hash, h, frame) {
+            let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
+            self.stats.sw_bytes += sw_bytes;
+            let len = (frame.len() - payload) as u32;
+            self.commit_predicted(slot, id, payload as u16, len, Layout::Vxlan4, sink);
+            return Some(Verdict::Held(Held::Merged));
+        }
+        let p = parse::fast_vxlan4_unchecked(frame)?;
+        let len = p.payload_len();
+        let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
+        let verified = 2;
         let flags = byte(frame, 97)?;
         if let Some(slot) = self.lookup_vxlan4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
@@ -435,6 +443,62 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.insert(hash, frame, &p, (false, true), id, meta, now, sink);
         self.stats.new_flows += 1;
         Some(Verdict::Held(Held::NewFlow))
+    }
+
+    /// The held flow whose predicted next segment ([`Expect`](super::expect::Expect))
+    /// is this fixed-layout TCP/IPv4 frame (same length and TCP options, room
+    /// for it), and the payload offset.
+    #[inline(always)]
+    fn predicted_tcp4(&self, hash: u32, h: &[u8; 54], f: &[u8]) -> Option<(u16, usize)> {
+        let mut i = *self.buckets.get(Self::bucket(hash))?;
+        while i != NIL {
+            let s = self.flows.get(i as usize)?;
+            if s.hash == hash
+                && s.tcp4
+                && f.len() == s.p.end as usize
+                && s.exp.tcp4_matches(&s.hdr, h)
+            {
+                return self.predicted_rest::<54>(i, s, f);
+            }
+            i = s.next;
+        }
+        None
+    }
+
+    /// [`Self::predicted_tcp4`] for a fixed-layout VXLAN frame (the outer UDP
+    /// checksum's presence is part of the flow, as in `udp_gro_receive`).
+    #[inline(always)]
+    fn predicted_vxlan4(&self, hash: u32, h: &[u8; 104], f: &[u8]) -> Option<(u16, usize)> {
+        let mut i = *self.buckets.get(Self::bucket(hash))?;
+        while i != NIL {
+            let s = self.flows.get(i as usize)?;
+            if s.hash == hash
+                && s.vx4
+                && f.len() == s.p.end as usize
+                && s.exp.vxlan4_matches(&s.hdr, h)
+                && (h[40] | h[41] == 0) == (s.hdr[40] | s.hdr[41] == 0)
+            {
+                return self.predicted_rest::<104>(i, s, f);
+            }
+            i = s.next;
+        }
+        None
+    }
+
+    /// The checks after a header matched: the TCP options equal the first
+    /// segment's, and the segment fits the size limit.
+    /// `FIXED` is where the TCP options start (the layout's TCP header + 20).
+    #[inline(always)]
+    fn predicted_rest<const FIXED: usize>(
+        &self,
+        slot: u16,
+        s: &SuperPacket,
+        f: &[u8],
+    ) -> Option<(u16, usize)> {
+        let payload = s.p.payload as usize;
+        let fixed = FIXED;
+        let fits = s.ip_len + s.mss as u32 <= self.size_limit;
+        (fits && expect::same_options(&s.hdr, f, fixed, payload)).then_some((slot, payload))
     }
 
     /// The flow of a fast-path VXLAN frame (held flows of the same layout
@@ -509,6 +573,51 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         };
         if let Some(r) = done {
             self.flush_slot(slot, r, sink);
+        } else {
+            predict_next(f);
+        }
+    }
+
+    /// Appends a segment that matched its flow's prediction
+    /// ([`Expect`](super::expect::Expect)): it is full-size and carries no
+    /// final flag, so only the segment limit can end the flow here.
+    #[inline(always)]
+    fn commit_predicted<S: FnMut(&SuperPacket)>(
+        &mut self,
+        slot: u16,
+        id: u32,
+        start: u16,
+        len: u32,
+        layout: Layout,
+        sink: &mut S,
+    ) {
+        let limit = self.seg_limit;
+        let Some(f) = self.flows.get_mut(slot as usize) else {
+            return;
+        };
+        let _ = f.segs.push(Segment {
+            id,
+            start,
+            len: len as u16,
+        });
+        f.payload += len;
+        f.ip_len += len;
+        f.id_mode[0] = mode_after_match(f.id_mode[0]);
+        if layout == Layout::Vxlan4 {
+            f.id_mode[1] = mode_after_match(f.id_mode[1]);
+        }
+        self.stats.merged += 1;
+        #[cfg(test)]
+        {
+            self.predicted += 1;
+        }
+        let count = f.segs.len();
+        if count >= limit as usize {
+            self.flush_slot(slot, FlushReason::TooManySegs, sink);
+        } else {
+            let next_seq = f.seq.wrapping_add(f.payload);
+            f.exp
+                .advance(layout, f.ids, f.id_mode, count as u16, next_seq);
         }
     }
 
@@ -693,21 +802,29 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.ip_len = p.outer_ip_len();
         s.payload = len;
         s.mss = len as u16;
-        s.seq = match p.l4kind {
+        let seq = match p.l4kind {
             L4::Tcp => be32(f, p.l4 as usize + 4).unwrap_or(0),
             L4::Udp => 0,
         };
+        s.seq = seq;
         let id_at = |i: usize| match p.ips.get(i) {
             Some(ip) if i < p.n as usize && !ip.v6 => be16(f, ip.off as usize + 4).unwrap_or(0),
             _ => 0,
         };
-        s.ids = [id_at(0), id_at(1)];
+        let ids = [id_at(0), id_at(1)];
+        s.ids = ids;
         s.id_mode = [IdMode::Undecided; 2];
         s.fin_psh = 0;
         s.first_state = meta.state();
         s.first_flags = meta.flags();
         s.born = now;
         s.hash = hash;
+        if tcp4 || vx4 {
+            // From the frame and locals, not from what was just stored in `s`
+            // (wider loads of fresh narrow stores stall store forwarding).
+            let layout = if tcp4 { Layout::Tcp4 } else { Layout::Vxlan4 };
+            s.exp.start(f, layout, ids, seq.wrapping_add(len));
+        }
         let b = Self::bucket(hash);
         s.next = self.buckets[b];
         self.buckets[b] = slot;
@@ -770,6 +887,20 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     }
 }
 
+/// Predicts the next segment of a fixed-layout flow after its last merge
+/// (nothing for other flows).
+#[inline(always)]
+fn predict_next(f: &mut SuperPacket) {
+    let layout = match (f.tcp4, f.vx4) {
+        (true, _) => Layout::Tcp4,
+        (_, true) => Layout::Vxlan4,
+        _ => return,
+    };
+    let next_seq = f.seq.wrapping_add(f.payload);
+    let count = f.segs.len() as u16;
+    f.exp.advance(layout, f.ids, f.id_mode, count, next_seq);
+}
+
 /// Copies the first `hl` bytes of `src` (a header) into `dst` with at most two
 /// fixed-size overlapping copies for the common lengths (no `memcpy` call).
 #[inline(always)]
@@ -795,4 +926,33 @@ fn copy_header(dst: &mut [u8; MAX_HEADER], src: &[u8], hl: usize) {
             }
         }
     }
+}
+
+/// Software check of the TCP checksum of a fixed-layout TCP/IPv4 frame:
+/// the bytes summed, or `None` when it is bad (the general path then names it).
+#[inline(always)]
+fn tcp4_sum_ok(frame: &[u8]) -> Option<u64> {
+    tcp_sum_ok(frame, 14)
+}
+
+/// [`tcp4_sum_ok`] for the inner TCP of a fixed-layout VXLAN frame.
+#[inline(always)]
+fn vxlan4_sum_ok(frame: &[u8]) -> Option<u64> {
+    tcp_sum_ok(frame, 64)
+}
+
+/// The TCP checksum after the option-less IPv4 header at `ip` verifies.
+#[inline(always)]
+fn tcp_sum_ok(frame: &[u8], ip: usize) -> Option<u64> {
+    let l4 = ip + 20;
+    let at = parse::Ip {
+        off: ip as u16,
+        next: l4 as u16,
+        v6: false,
+    };
+    let data = frame.get(l4..)?;
+    let ps = parse::pseudo(frame, at, ipproto::TCP, data.len() as u32);
+    crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO)))
+        .is_zero()
+        .then_some(data.len() as u64)
 }

@@ -25,6 +25,7 @@
 mod cb;
 mod config;
 mod engine;
+mod expect;
 #[cfg(test)]
 mod fast_tests;
 mod flow;

@@ -4,6 +4,7 @@
 use core::fmt;
 
 use super::config::{MAX_HEADER, MAX_SEGS};
+use super::expect::Expect;
 use super::parse::{Encap, L4, Parsed, be16};
 use super::reason::FlushReason;
 use crate::csum::{self, Sum16, Wsum};
@@ -174,6 +175,8 @@ pub struct SuperPacket {
     pub(crate) next: u16,
     pub(crate) older: u16,
     pub(crate) newer: u16,
+    /// The next full-size segment's header, predicted (fixed layouts only).
+    pub(crate) exp: Expect,
 }
 
 impl SuperPacket {
@@ -195,6 +198,7 @@ impl SuperPacket {
             end: 0,
         },
         segs: heapless::Vec::new(),
+        exp: Expect::EMPTY,
         ip_len: 0,
         payload: 0,
         mss: 0,
