@@ -155,3 +155,34 @@ fn fill_stops_at_the_ip_end_of_a_padded_frame() {
         "the filled checksum verifies: {sites:?}"
     );
 }
+
+/// decap (harness): a GRE header with the C bit cut off after 4..7 bytes made
+/// the oracle place a checksum site whose field lies past the datagram, and
+/// the fuzz target's checksum fixer wrote out of bounds. A header too short
+/// for its checksum has no site; the library refuses such a tunnel with a
+/// typed error.
+#[test]
+fn truncated_gre_checksum_header_has_no_site() {
+    let full = gre_csum_frame();
+    let l3 = 14;
+    for gre_len in 4..8 {
+        let mut b = full[..l3 + 20 + gre_len].to_vec();
+        b[l3 + 2..l3 + 4].copy_from_slice(&((20 + gre_len) as u16).to_be_bytes());
+        b[l3 + 10..l3 + 12].fill(0);
+        let c = !oracle::naive_sum(&b[l3..l3 + 20]);
+        b[l3 + 10..l3 + 12].copy_from_slice(&c.to_be_bytes());
+        for s in oracle::sites(&b, Link::Ethernet) {
+            assert!(
+                s.field + 2 <= b.len(),
+                "{gre_len}: site past the end: {s:?}"
+            );
+        }
+        if let Ok(outer) = netoffload::wire::parse(&b, LinkType::Ethernet) {
+            let cfg = netoffload::encap::EncapConfig::DEFAULT;
+            assert!(
+                netoffload::encap::parse_tunnel(&b, &outer, &cfg).is_err(),
+                "{gre_len}: a GRE header without room for its checksum was accepted"
+            );
+        }
+    }
+}

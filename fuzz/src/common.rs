@@ -66,6 +66,10 @@ pub fn fix_site(b: &mut [u8], s: &Site) {
     if s.proto == Proto::Udp && be16(b, s.field) == Some(0) {
         return;
     }
+    let width = if s.proto == Proto::Sctp { 4 } else { 2 };
+    if s.field + width > b.len() || s.end > b.len() || s.l4 > s.end {
+        return; // a site the oracle could not fully place: nothing to fix
+    }
     match s.proto {
         Proto::Sctp => {
             b[s.field..s.field + 4].fill(0);

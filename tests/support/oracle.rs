@@ -345,7 +345,9 @@ fn ip(b: &[u8], l3: usize, out: &mut Vec<Site>, depth: u8) {
                     hl += 4;
                 }
             }
-            if flags & 0x8000 != 0 {
+            // The checksum sits at bytes 4..6 of an 8-byte header: a header
+            // too short to hold it has no checksum site.
+            if flags & 0x8000 != 0 && seg.len() >= 8 {
                 out.push(inet(Proto::Gre, 4, end, 0, true));
             }
             match ptype {
