@@ -378,6 +378,22 @@ mod tests {
     }
 
     #[test]
+    fn patch_writes_the_bytes_in_place() {
+        let w = u64::from_ne_bytes([1, 2, 3, 4, 5, 6, 7, 8]);
+        for at in 0..=6 {
+            let mut want = w.to_ne_bytes();
+            want[at..at + 2].copy_from_slice(&[0xAB, 0xCD]);
+            assert_eq!(patch(w, at, [0xAB, 0xCD]).to_ne_bytes(), want, "{at}");
+        }
+        for at in 0..=4 {
+            let mut want = w.to_ne_bytes();
+            want[at..at + 4].copy_from_slice(&[0xA1, 0xB2, 0xC3, 0xD4]);
+            let got = patch(w, at, [0xA1, 0xB2, 0xC3, 0xD4]);
+            assert_eq!(got.to_ne_bytes(), want, "{at}");
+        }
+    }
+
+    #[test]
     fn options_compare() {
         let mut first = [0u8; MAX_HEADER];
         for (i, b) in first.iter_mut().enumerate() {
