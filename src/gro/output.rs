@@ -144,39 +144,43 @@ impl fmt::Display for WriteError {
 /// When handed to the caller it is final: header bytes rewritten as the
 /// `*_gro_complete` chain leaves them.
 #[derive(Clone, Debug)]
+// `repr(C)`: fields in this order, so what every merge touches (prediction,
+// identity, counters) shares the first cache lines of a flow, then the
+// segment list, then the header bytes (read at insert and at completion).
+#[repr(C)]
 pub struct SuperPacket {
-    pub(crate) hdr: [u8; MAX_HEADER],
-    pub(crate) p: Parsed,
-    pub(crate) segs: heapless::Vec<Segment, MAX_SEGS>,
-    /// Outermost IP datagram length so far.
-    pub(crate) ip_len: u32,
-    /// Payload bytes so far.
-    pub(crate) payload: u32,
-    /// Payload length of the first segment (`gso_size`).
-    pub(crate) mss: u16,
-    /// TCP sequence of the first segment.
-    pub(crate) seq: u32,
-    /// IPv4 ID of the first segment, per IP layer.
-    pub(crate) ids: [u16; 2],
-    /// IPv4 ID mode, per IP layer.
-    pub(crate) id_mode: [IdMode; 2],
-    /// FIN / PSH bits of merged segments (ORed into the header at completion).
-    pub(crate) fin_psh: u8,
-    pub(crate) first_state: CsumState,
-    pub(crate) first_flags: CsumFlags,
-    pub(crate) reason: FlushReason,
-    pub(crate) gso: GsoType,
-    pub(crate) born: u64,
+    /// The next full-size segment's header, predicted (fixed layouts only).
+    pub(crate) exp: Expect,
     pub(crate) hash: u32,
+    pub(crate) next: u16,
     /// The flow has the fixed Ethernet + IPv4 (no options) + TCP layout.
     pub(crate) tcp4: bool,
     /// The flow has the fixed IPv4 / VXLAN / IPv4 / TCP layout.
     pub(crate) vx4: bool,
-    pub(crate) next: u16,
+    /// IPv4 ID mode, per IP layer.
+    pub(crate) id_mode: [IdMode; 2],
+    /// Payload length of the first segment (`gso_size`).
+    pub(crate) mss: u16,
+    /// IPv4 ID of the first segment, per IP layer.
+    pub(crate) ids: [u16; 2],
+    /// FIN / PSH bits of merged segments (ORed into the header at completion).
+    pub(crate) fin_psh: u8,
+    pub(crate) reason: FlushReason,
+    /// Outermost IP datagram length so far.
+    pub(crate) ip_len: u32,
+    /// Payload bytes so far.
+    pub(crate) payload: u32,
+    /// TCP sequence of the first segment.
+    pub(crate) seq: u32,
+    pub(crate) p: Parsed,
     pub(crate) older: u16,
     pub(crate) newer: u16,
-    /// The next full-size segment's header, predicted (fixed layouts only).
-    pub(crate) exp: Expect,
+    pub(crate) gso: GsoType,
+    pub(crate) born: u64,
+    pub(crate) first_state: CsumState,
+    pub(crate) first_flags: CsumFlags,
+    pub(crate) segs: heapless::Vec<Segment, MAX_SEGS>,
+    pub(crate) hdr: [u8; MAX_HEADER],
 }
 
 impl SuperPacket {
