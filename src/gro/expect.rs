@@ -18,6 +18,7 @@
 //! is a shortcut that can only say "merges as predicted", never "flush".
 
 use super::config::MAX_HEADER;
+use super::flow::load8;
 use super::output::IdMode;
 
 /// The two fixed layouts the fast paths handle.
@@ -245,18 +246,6 @@ fn patch<const N: usize>(w: u64, at: usize, v: [u8; N]) -> u64 {
         d.copy_from_slice(&v);
     }
     u64::from_ne_bytes(b)
-}
-
-#[inline(always)]
-fn load8(b: &[u8], at: usize) -> u64 {
-    match b.get(at..at + 8) {
-        Some(s) => {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(s);
-            u64::from_ne_bytes(w)
-        }
-        None => 0,
-    }
 }
 
 #[cfg(test)]

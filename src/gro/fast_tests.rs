@@ -40,6 +40,21 @@ struct Spec {
     vx: bool,
 }
 
+/// A full-size, unflagged, unmutated segment of flow 0: the directed tests
+/// change one field of it.
+fn bulk(id_mode: u8, state: u8, vx: bool) -> Spec {
+    Spec {
+        flow: 0,
+        gap: false,
+        id_mode,
+        len: 1448,
+        flags: 0x10,
+        mutate: 0,
+        state,
+        vx,
+    }
+}
+
 fn spec() -> impl Strategy<Value = Spec> {
     (
         0u8..4,
@@ -346,14 +361,8 @@ fn bad_ip_checksum_on_a_mergeable_segment() {
             for id_mode in [0u8, 1] {
                 let specs: Vec<Spec> = (0..6)
                     .map(|i| Spec {
-                        flow: 0,
-                        gap: false,
-                        id_mode,
-                        len: 1448,
-                        flags: 0x10,
                         mutate: if i == 3 { mutate } else { 0 },
-                        state,
-                        vx,
+                        ..bulk(id_mode, state, vx)
                     })
                     .collect();
                 let (out, stats) = run(&specs, true, 64, false, false);
@@ -393,14 +402,9 @@ fn each_mutation_on_a_mergeable_segment() {
                     let id_mode = (k % 2) as u8;
                     let specs: Vec<Spec> = (0..6)
                         .map(|i| Spec {
-                            flow: 0,
-                            gap: false,
-                            id_mode,
-                            len: 1448,
                             flags: if i == 3 { fl } else { 0x10 },
                             mutate: if i == 3 { mutate } else { 0 },
-                            state,
-                            vx,
+                            ..bulk(id_mode, state, vx)
                         })
                         .collect();
                     let fast = run(&specs, true, 64, false, false);
@@ -427,19 +431,7 @@ fn id_sequences_on_a_mergeable_stream() {
     for vx in [false, true] {
         for state in [0u8, 1, 3] {
             for ids in seqs {
-                let specs: Vec<Spec> = ids
-                    .iter()
-                    .map(|&id_mode| Spec {
-                        flow: 0,
-                        gap: false,
-                        id_mode,
-                        len: 1448,
-                        flags: 0x10,
-                        mutate: 0,
-                        state,
-                        vx,
-                    })
-                    .collect();
+                let specs: Vec<Spec> = ids.iter().map(|&id| bulk(id, state, vx)).collect();
                 let fast = run(&specs, true, 64, false, false);
                 assert_eq!(
                     fast,
@@ -460,18 +452,7 @@ fn bulk_stream_merges_by_prediction() {
     for vx in [false, true] {
         for state in [0u8, 1, 3] {
             for id_mode in [0u8, 1] {
-                let specs: Vec<Spec> = (0..10)
-                    .map(|_| Spec {
-                        flow: 0,
-                        gap: false,
-                        id_mode,
-                        len: 1448,
-                        flags: 0x10,
-                        mutate: 0,
-                        state,
-                        vx,
-                    })
-                    .collect();
+                let specs: Vec<Spec> = (0..10).map(|_| bulk(id_mode, state, vx)).collect();
                 let (out, stats, predicted) = run_counting(&specs, true, 64, false, false);
                 let (gout, gstats, none) = run_counting(&specs, true, 64, false, true);
                 assert_eq!((&out, &stats), (&gout, &gstats));

@@ -167,8 +167,9 @@ pub(crate) fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> boo
     }
 }
 
+/// The 8 bytes at `at` as a host-order word (0 when out of range).
 #[inline(always)]
-fn load8(b: &[u8], at: usize) -> u64 {
+pub(crate) fn load8(b: &[u8], at: usize) -> u64 {
     match b.get(at..at + 8) {
         Some(s) => {
             let mut w = [0u8; 8];
