@@ -718,6 +718,15 @@ fn record(frames: &HashMap<u32, Vec<u8>>, events: &mut Vec<Ev>, sp: &SuperPacket
         .write_into(&mut buf, |id| frames.get(&id).map(|v| v.as_slice()))
         .expect("write_into");
     assert_eq!(n, sp.len());
+    // The engine rewrites IPv4 total lengths and must leave every IPv4 header
+    // checksum right (`inet_gro_complete`); later fills would hide it.
+    for &(o, v6, next) in &walk(&buf).ips {
+        assert!(
+            v6 || fold16(ones_sum(&buf[o..next])) == 0xFFFF,
+            "super-packet IPv4 header checksum at {o} ({:?})",
+            sp.reason()
+        );
+    }
     events.push(Ev::Super {
         ids: sp.segments().iter().map(|s| s.id).collect(),
         reason: sp.reason(),

@@ -369,17 +369,15 @@ impl SuperPacket {
             if ip.v6 {
                 set16(&mut self.hdr, o + 4, (end - o - 40) as u16);
             } else {
-                set16(&mut self.hdr, o + 2, (end - o) as u16);
-                set16(&mut self.hdr, o + 10, 0);
-                let ihl = (self.hdr.get(o).copied().unwrap_or(0x45) & 0x0F) as usize * 4;
-                let c = self
-                    .hdr
-                    .get(o..o + ihl)
-                    .map(super::parse::ipv4_sum)
-                    .unwrap_or(Sum16::ZERO);
-                if let Some(f) = self.hdr.get_mut(o + 10..o + 12) {
-                    f.copy_from_slice(&c.to_bytes());
-                }
+                let old_len = be16(&self.hdr, o + 2).unwrap_or(0);
+                let old_c = be16(&self.hdr, o + 10).unwrap_or(0);
+                let new_len = (end - o) as u16;
+                set16(&mut self.hdr, o + 2, new_len);
+                set16(
+                    &mut self.hdr,
+                    o + 10,
+                    csum_after_len(old_c, old_len, new_len),
+                );
                 if self.id_mode[i] == IdMode::Fixed {
                     gso |= if i == 0 {
                         GsoType::TCP_FIXEDID
@@ -458,10 +456,15 @@ impl SuperPacket {
         let Some(h) = self.hdr.get_mut(..54) else {
             return;
         };
-        h[16..18].copy_from_slice(&((end - 14) as u16).to_be_bytes());
-        h[24..26].copy_from_slice(&[0, 0]);
-        let c = super::parse::ipv4_sum(&h[14..34]);
-        h[24..26].copy_from_slice(&c.to_bytes());
+        // The new header checksum from the old one and the length change
+        // (RFC 1624 eqn. 3), computed before either field is written: summing
+        // the header back after narrow stores into it stalls store forwarding.
+        // The first header verified, so this is the from-scratch value.
+        let old_len = u16::from_be_bytes([h[16], h[17]]);
+        let old_c = u16::from_be_bytes([h[24], h[25]]);
+        let new_len = (end - 14) as u16;
+        h[16..18].copy_from_slice(&new_len.to_be_bytes());
+        h[24..26].copy_from_slice(&csum_after_len(old_c, old_len, new_len).to_be_bytes());
         h[47] |= self.fin_psh;
         let cwr = h[47] & 0x80 != 0;
         let src = [h[26], h[27], h[28], h[29]];
@@ -478,6 +481,20 @@ impl SuperPacket {
         }
         self.gso = gso;
     }
+}
+
+/// An IPv4 header checksum after its total length changed from `old_len` to
+/// `new_len` (RFC 1624 eqn. 3, `csum_replace2`), from the old checksum
+/// `old_c`, all as big-endian numbers. Used instead of summing the header
+/// again right after writing it (narrow stores read back by wide loads stall
+/// store forwarding). For a header that verified this is exactly the
+/// from-scratch checksum: the sum before the last fold is positive, so the
+/// fold gives the same representative a fresh sum gives.
+const fn csum_after_len(old_c: u16, old_len: u16, new_len: u16) -> u16 {
+    let sum = (!old_c) as u32 + (!old_len) as u32 + new_len as u32;
+    let sum = (sum & 0xFFFF) + (sum >> 16);
+    let sum = (sum & 0xFFFF) + (sum >> 16);
+    !(sum as u16)
 }
 
 /// The `CHECKSUM_PARTIAL` seed: the folded, uncomplemented pseudo-header sum
