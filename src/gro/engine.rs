@@ -351,6 +351,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         sink: &mut S,
     ) -> Option<Verdict> {
         let h: &[u8; 54] = frame.get(..54)?.try_into().ok()?;
+        // IPv4 without options carrying TCP, or not this path (a tunnel frame
+        // goes on to the VXLAN path without hashing and walking here).
+        if !parse::is_tcp4_lead(h) {
+            return None;
+        }
         let covered = match meta.state() {
             CsumState::Unnecessary { .. } => true,
             CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,

@@ -186,15 +186,21 @@ pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
     Some(payload)
 }
 
+/// Ethertype IPv4, version 4 + IHL 5, protocol TCP: the first test of the
+/// fixed TCP/IPv4 layout (one masked load and a byte).
+#[inline(always)]
+pub(crate) fn is_tcp4_lead(h: &[u8; 54]) -> bool {
+    let lead = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
+    lead >> 8 == 0x0008_0045 && h[23] == ipproto::TCP
+}
+
 /// [`fast_tcp4_payload`] without the IPv4 header checksum: the fast path
 /// checks it after the flow lookup, by arithmetic against the held flow's
 /// verified first header when there is one (`flow::ip4_sum_follows`).
 #[inline(always)]
 pub(crate) fn fast_tcp4_unchecked(f: &[u8]) -> Option<usize> {
     let h: &[u8; 54] = f.get(..54)?.try_into().ok()?;
-    // Ethertype IPv4, version 4 + IHL 5 (one masked load), protocol TCP.
-    let lead = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
-    if lead >> 8 != 0x0008_0045 || h[23] != ipproto::TCP {
+    if !is_tcp4_lead(h) {
         return None;
     }
     let total = u16::from_be_bytes([h[16], h[17]]) as usize;
