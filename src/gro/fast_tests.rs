@@ -470,3 +470,25 @@ fn bulk_stream_merges_by_prediction() {
         }
     }
 }
+
+/// VXLAN with a non-zero outer UDP checksum on every segment (the fixed
+/// layout's completion writes the outer pseudo-header seed and
+/// `UDP_TUNNEL_CSUM`), and PSH / FIN on the last: fast and general engines
+/// give the same super-packets, and they do merge.
+#[test]
+fn vxlan_with_outer_checksum_completes_alike() {
+    for last_flags in [0x10u8, 0x18, 0x11, 0x90] {
+        for id_mode in [0u8, 1] {
+            let specs: Vec<Spec> = (0..6)
+                .map(|i| Spec {
+                    mutate: 17,
+                    flags: if i == 5 { last_flags } else { 0x10 },
+                    ..bulk(id_mode, 3, true)
+                })
+                .collect();
+            let (out, stats, predicted) = run_counting(&specs, true, 64, false, false);
+            assert_eq!((out, stats), run(&specs, true, 64, false, true));
+            assert!(predicted >= 3, "{last_flags:#x} {id_mode}: {predicted}");
+        }
+    }
+}

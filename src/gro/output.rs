@@ -363,6 +363,10 @@ impl SuperPacket {
             self.finalize_tcp4(end);
             return;
         }
+        if self.vx4 {
+            self.finalize_vx4(end);
+            return;
+        }
         let mut gso = GsoType::empty();
         for (i, ip) in p.ips.iter().take(p.n as usize).enumerate() {
             let o = ip.off as usize;
@@ -495,6 +499,59 @@ const fn csum_after_len(old_c: u16, old_len: u16, new_len: u16) -> u16 {
     let sum = (sum & 0xFFFF) + (sum >> 16);
     let sum = (sum & 0xFFFF) + (sum >> 16);
     !(sum as u16)
+}
+
+impl SuperPacket {
+    /// [`SuperPacket::finalize`] for the fixed VXLAN layout (outer IPv4 at 14,
+    /// UDP at 34, inner IPv4 at 64, TCP at 84), at fixed offsets; the same
+    /// bytes and GSO type as the general completion.
+    #[inline]
+    fn finalize_vx4(&mut self, end: usize) {
+        const OUTER: super::parse::Ip = super::parse::Ip {
+            off: 14,
+            next: 34,
+            v6: false,
+        };
+        const INNER: super::parse::Ip = super::parse::Ip {
+            off: 64,
+            next: 84,
+            v6: false,
+        };
+        let fixed = [self.id_mode[0], self.id_mode[1]].map(|m| m == IdMode::Fixed);
+        let Some(h) = self.hdr.get_mut(..104) else {
+            return;
+        };
+        for o in [14, 64] {
+            let old_len = u16::from_be_bytes([h[o + 2], h[o + 3]]);
+            let old_c = u16::from_be_bytes([h[o + 10], h[o + 11]]);
+            let new_len = (end - o) as u16;
+            h[o + 2..o + 4].copy_from_slice(&new_len.to_be_bytes());
+            h[o + 10..o + 12]
+                .copy_from_slice(&csum_after_len(old_c, old_len, new_len).to_be_bytes());
+        }
+        let mut gso = GsoType::TCPV4;
+        if fixed[0] {
+            gso |= GsoType::TCP_FIXEDID;
+        }
+        if fixed[1] {
+            gso |= GsoType::TCP_FIXEDID_INNER;
+        }
+        h[38..40].copy_from_slice(&((end - 34) as u16).to_be_bytes());
+        if h[40] | h[41] != 0 {
+            let s = seed(h, OUTER, ipproto::UDP, (end - 34) as u32);
+            h[40..42].copy_from_slice(&s);
+            gso |= GsoType::UDP_TUNNEL_CSUM;
+        } else {
+            gso |= GsoType::UDP_TUNNEL;
+        }
+        h[97] |= self.fin_psh;
+        if h[97] & 0x80 != 0 {
+            gso |= GsoType::TCP_ACCECN;
+        }
+        let s = seed(h, INNER, ipproto::TCP, (end - 84) as u32);
+        h[100..102].copy_from_slice(&s);
+        self.gso = gso;
+    }
 }
 
 /// The `CHECKSUM_PARTIAL` seed: the folded, uncomplemented pseudo-header sum
