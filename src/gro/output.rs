@@ -355,18 +355,27 @@ impl SuperPacket {
     }
 
     /// [`Self::finalize`] for two or more segments.
-    #[inline(never)]
+    #[inline(always)]
     fn finalize_merged(&mut self) {
-        let p = self.p;
-        let end = p.payload as usize + self.payload as usize;
+        let end = self.p.payload as usize + self.payload as usize;
         if self.tcp4 {
             self.finalize_tcp4(end);
-            return;
+        } else {
+            self.finalize_other(end);
         }
+    }
+
+    /// [`Self::finalize_merged`] for every layout but plain TCP/IPv4 (out of
+    /// line: the common completion stays inline in the flush loops, this one
+    /// keeps them small; inlining the VXLAN one as well cost more than the
+    /// call).
+    #[inline(never)]
+    fn finalize_other(&mut self, end: usize) {
         if self.vx4 {
             self.finalize_vx4(end);
             return;
         }
+        let p = self.p;
         let mut gso = GsoType::empty();
         for (i, ip) in p.ips.iter().take(p.n as usize).enumerate() {
             let o = ip.off as usize;
