@@ -3,7 +3,7 @@
 
 use super::cb::{Cb, Refusal};
 use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
-use super::expect::{self, Layout, mode_after_match};
+use super::expect::{self, Layout, Next, mode_after_match};
 use super::flow::{self, final_flag};
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
@@ -477,7 +477,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             if s.hash == hash
                 && s.tcp4
                 && f.len() == s.p.end as usize
-                && s.exp.tcp4_matches(&s.hdr, h)
+                && s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
             {
                 return self.predicted_rest::<54>(i, s, f);
             }
@@ -496,7 +496,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             if s.hash == hash
                 && s.vx4
                 && f.len() == s.p.end as usize
-                && s.exp.vxlan4_matches(&s.hdr, h)
+                && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
                 && (h[40] | h[41] == 0) == (s.hdr[40] | s.hdr[41] == 0)
             {
                 return self.predicted_rest::<104>(i, s, f);
@@ -594,8 +594,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         };
         if let Some(r) = done {
             self.flush_slot(slot, r, sink);
-        } else {
-            predict_next(f);
         }
     }
 
@@ -632,13 +630,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         {
             self.predicted += 1;
         }
-        let count = f.segs.len();
-        if count >= limit as usize {
+        if f.segs.len() >= limit as usize {
             self.flush_slot(slot, FlushReason::TooManySegs, sink);
-        } else {
-            let next_seq = f.seq.wrapping_add(f.payload);
-            f.exp
-                .advance(layout, f.ids, f.id_mode, count as u16, next_seq);
         }
     }
 
@@ -823,17 +816,15 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.ip_len = p.outer_ip_len();
         s.payload = len;
         s.mss = len as u16;
-        let seq = match p.l4kind {
+        s.seq = match p.l4kind {
             L4::Tcp => be32(f, p.l4 as usize + 4).unwrap_or(0),
             L4::Udp => 0,
         };
-        s.seq = seq;
         let id_at = |i: usize| match p.ips.get(i) {
             Some(ip) if i < p.n as usize && !ip.v6 => be16(f, ip.off as usize + 4).unwrap_or(0),
             _ => 0,
         };
-        let ids = [id_at(0), id_at(1)];
-        s.ids = ids;
+        s.ids = [id_at(0), id_at(1)];
         s.id_mode = [IdMode::Undecided; 2];
         s.fin_psh = 0;
         s.first_state = meta.state();
@@ -841,10 +832,10 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.born = now;
         s.hash = hash;
         if tcp4 || vx4 {
-            // From the frame and locals, not from what was just stored in `s`
-            // (wider loads of fresh narrow stores stall store forwarding).
+            // From the frame, not from what was just stored in `s` (wider
+            // loads of fresh narrow stores stall store forwarding).
             let layout = if tcp4 { Layout::Tcp4 } else { Layout::Vxlan4 };
-            s.exp.start(f, layout, ids, seq.wrapping_add(len));
+            s.exp.start(f, layout);
         }
         let b = Self::bucket(hash);
         s.next = self.buckets[b];
@@ -908,18 +899,16 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     }
 }
 
-/// Predicts the next segment of a fixed-layout flow after its last merge
-/// (nothing for other flows).
+/// Where flow `f` stands for the prediction of its next segment.
 #[inline(always)]
-fn predict_next(f: &mut SuperPacket) {
-    let layout = match (f.tcp4, f.vx4) {
-        (true, _) => Layout::Tcp4,
-        (_, true) => Layout::Vxlan4,
-        _ => return,
-    };
-    let next_seq = f.seq.wrapping_add(f.payload);
-    let count = f.segs.len() as u16;
-    f.exp.advance(layout, f.ids, f.id_mode, count, next_seq);
+fn next_of(f: &SuperPacket) -> Next {
+    Next {
+        ids: f.ids,
+        modes: f.id_mode,
+        count: f.segs.len() as u16,
+        first_seq: f.seq,
+        seq: f.seq.wrapping_add(f.payload),
+    }
 }
 
 /// Copies the first `hl` bytes of `src` (a header) into `dst` with at most two
