@@ -361,10 +361,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,
             _ => return None,
         };
+        let sum = if covered { Some(0) } else { tcp4_sum_ok(frame) };
         let hash = flow::hash_tcp4(frame);
         // The predicted next segment of a held flow: merges with no other test.
         if let Some((slot, payload)) = self.predicted_tcp4(hash, h, frame) {
-            let sw_bytes = if covered { 0 } else { tcp4_sum_ok(frame)? };
+            let sw_bytes = sum?;
             self.stats.sw_bytes += sw_bytes;
             let len = (frame.len() - payload) as u32;
             self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp4, sink);
@@ -373,7 +374,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let payload = parse::fast_tcp4_unchecked(frame)?;
         let end = frame.len();
         let len = (end - payload) as u32;
-        let sw_bytes = if covered { 0 } else { tcp4_sum_ok(frame)? };
+        let sw_bytes = sum?;
         let flags = byte(frame, 47)?;
         if let Some(slot) = self.lookup_tcp4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
@@ -621,10 +622,15 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         });
         f.payload += len;
         f.ip_len += len;
-        f.id_mode[0] = mode_after_match(f.id_mode[0]);
-        if layout == Layout::Vxlan4 {
-            f.id_mode[1] = mode_after_match(f.id_mode[1]);
-        }
+        // Both modes in one store: the next compare reads them as one unit
+        // (a wider load over a narrower fresh store stalls store forwarding).
+        let [m0, m1] = f.id_mode;
+        let m1 = if layout == Layout::Vxlan4 {
+            mode_after_match(m1)
+        } else {
+            m1
+        };
+        f.id_mode = [mode_after_match(m0), m1];
         self.stats.merged += 1;
         #[cfg(test)]
         {
