@@ -361,12 +361,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,
             _ => return None,
         };
-        let sum = if covered { Some(0) } else { tcp4_sum_ok(frame) };
+        // The software check first: its loads of the whole frame are then in
+        // flight while the lookup and compare run (a bad sum goes to the
+        // general path, which names it).
+        let sum = if covered { 0 } else { tcp4_sum_ok(frame)? };
         let hash = flow::hash_tcp4(frame);
         // The predicted next segment of a held flow: merges with no other test.
         if let Some((slot, payload)) = self.predicted_tcp4(hash, h, frame) {
-            let sw_bytes = sum?;
-            self.stats.sw_bytes += sw_bytes;
+            self.stats.sw_bytes += sum;
             let len = (frame.len() - payload) as u32;
             self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp4, sink);
             return Some(Verdict::Held(Held::Merged));
@@ -374,7 +376,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let payload = parse::fast_tcp4_unchecked(frame)?;
         let end = frame.len();
         let len = (end - payload) as u32;
-        let sw_bytes = sum?;
+        let sw_bytes = sum;
         let flags = byte(frame, 47)?;
         if let Some(slot) = self.lookup_tcp4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
