@@ -9,28 +9,7 @@
 //!   (flows and payload lengths found by etherparse, not by the tool).
 #![allow(dead_code)]
 
-#[path = "../examples/replay/app.rs"]
-mod app;
-#[path = "../examples/replay/capture.rs"]
-mod capture;
-#[path = "../examples/replay/cli.rs"]
-mod cli;
-#[path = "../examples/replay/csumcheck.rs"]
-mod csumcheck;
-#[path = "../examples/replay/explain.rs"]
-mod explain;
-#[path = "../examples/replay/gro_run.rs"]
-mod gro_run;
-#[path = "../examples/replay/mix.rs"]
-mod mix;
-#[path = "../examples/replay/nic.rs"]
-mod nic;
-#[path = "../examples/replay/report.rs"]
-mod report;
-#[path = "../examples/replay/verdicts.rs"]
-mod verdicts;
-#[path = "../examples/replay/walk.rs"]
-mod walk;
+include!("support/replay_mods.rs");
 
 use std::collections::HashMap;
 use std::path::PathBuf;

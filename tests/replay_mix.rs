@@ -3,28 +3,7 @@
 //! recomputed here from the mix's bytes with etherparse.
 #![allow(dead_code)]
 
-#[path = "../examples/replay/app.rs"]
-mod app;
-#[path = "../examples/replay/capture.rs"]
-mod capture;
-#[path = "../examples/replay/cli.rs"]
-mod cli;
-#[path = "../examples/replay/csumcheck.rs"]
-mod csumcheck;
-#[path = "../examples/replay/explain.rs"]
-mod explain;
-#[path = "../examples/replay/gro_run.rs"]
-mod gro_run;
-#[path = "../examples/replay/mix.rs"]
-mod mix;
-#[path = "../examples/replay/nic.rs"]
-mod nic;
-#[path = "../examples/replay/report.rs"]
-mod report;
-#[path = "../examples/replay/verdicts.rs"]
-mod verdicts;
-#[path = "../examples/replay/walk.rs"]
-mod walk;
+include!("support/replay_mods.rs");
 
 use std::collections::HashMap;
 
