@@ -14,18 +14,6 @@ const TCP_PSH: u8 = 0x08;
 const TCP_URG: u8 = 0x20;
 const TCP_CWR: u8 = 0x80;
 
-#[inline]
-fn word(b: &[u8], at: usize) -> u64 {
-    match b.get(at..at + 8) {
-        Some(s) => {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(s);
-            u64::from_ne_bytes(w)
-        }
-        None => 0,
-    }
-}
-
 /// Flow hash over the innermost addresses and ports and the outer source
 /// (tunnels spread flows by the outer UDP source port or addresses).
 #[inline]
@@ -33,16 +21,16 @@ pub(crate) fn hash(f: &[u8], p: &Parsed) -> u32 {
     let ip = p.inner();
     let o = ip.off as usize;
     let mut h: u64 = if ip.v6 {
-        word(f, o + 8)
-            ^ word(f, o + 16).rotate_left(17)
-            ^ word(f, o + 24).rotate_left(31)
-            ^ word(f, o + 32).rotate_left(47)
+        load8(f, o + 8)
+            ^ load8(f, o + 16).rotate_left(17)
+            ^ load8(f, o + 24).rotate_left(31)
+            ^ load8(f, o + 32).rotate_left(47)
     } else {
-        word(f, o + 12)
+        load8(f, o + 12)
     };
     h ^= (be32(f, p.l4 as usize).unwrap_or(0) as u64) << 21;
     if p.n == 2 {
-        h ^= word(f, p.ips[0].off as usize + if p.ips[0].v6 { 8 } else { 12 }).rotate_left(7);
+        h ^= load8(f, p.ips[0].off as usize + if p.ips[0].v6 { 8 } else { 12 }).rotate_left(7);
         if matches!(p.encap, Encap::Vxlan | Encap::Geneve) {
             h ^= (be32(f, p.enc_off as usize).unwrap_or(0) as u64) << 3;
         }
@@ -468,8 +456,8 @@ pub(crate) fn same_vxlan4(a: &[u8; super::config::MAX_HEADER], b: &[u8; 88]) -> 
 /// [`hash`] of a fixed-layout VXLAN frame (same value).
 #[inline(always)]
 pub(crate) fn hash_vxlan4(f: &[u8]) -> u32 {
-    let mut h = word(f, 76) ^ ((be32(f, 84).unwrap_or(0) as u64) << 21);
-    h ^= word(f, 26).rotate_left(7);
+    let mut h = load8(f, 76) ^ ((be32(f, 84).unwrap_or(0) as u64) << 21);
+    h ^= load8(f, 26).rotate_left(7);
     h ^= (be32(f, 34).unwrap_or(0) as u64) << 3;
     mix(h)
 }
@@ -593,7 +581,7 @@ pub(crate) fn same_tcp4(a: &[u8; super::config::MAX_HEADER], b: &[u8; 38]) -> bo
 /// [`hash`] of a fixed-layout frame (same value).
 #[inline(always)]
 pub(crate) fn hash_tcp4(f: &[u8]) -> u32 {
-    mix(word(f, 26) ^ ((be32(f, 34).unwrap_or(0) as u64) << 21))
+    mix(load8(f, 26) ^ ((be32(f, 34).unwrap_or(0) as u64) << 21))
 }
 
 #[inline(always)]
