@@ -3,7 +3,7 @@
 
 use super::cb::{Cb, Refusal};
 use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
-use super::expect::{self, Layout, Next, mode_after_match};
+use super::expect::{Layout, Next, mode_after_match};
 use super::flow::{self, final_flag};
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
@@ -522,7 +522,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let payload = s.p.payload as usize;
         let fixed = FIXED;
         let fits = s.ip_len + s.mss as u32 <= self.size_limit;
-        (fits && expect::same_options(&s.hdr, f, fixed, payload)).then_some((slot, payload))
+        (fits && flow::eq_at(&s.hdr, fixed, f, fixed, payload - fixed)).then_some((slot, payload))
     }
 
     /// The flow of a fast-path VXLAN frame (held flows of the same layout

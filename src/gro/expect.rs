@@ -139,30 +139,6 @@ impl Expect {
     }
 }
 
-/// True when the first segment's header `first` and the frame `f` hold the
-/// same TCP options in `from..to` (a multiple of 4 bytes, at most 40): the
-/// usual 12 bytes of timestamps in two overlapping 8-byte loads.
-#[inline(always)]
-pub(crate) fn same_options(first: &[u8; MAX_HEADER], f: &[u8], from: usize, to: usize) -> bool {
-    let n = to.wrapping_sub(from);
-    if n == 0 {
-        return true;
-    }
-    if (8..=16).contains(&n)
-        && let (Some(a0), Some(a1), Some(b0), Some(b1)) = (
-            first.get(from..from + 8),
-            first.get(to - 8..to),
-            f.get(from..from + 8),
-            f.get(to - 8..to),
-        )
-    {
-        return (load8(a0, 0) ^ load8(b0, 0)) | (load8(a1, 0) ^ load8(b1, 0)) == 0;
-    }
-    first
-        .get(from..to)
-        .is_some_and(|a| f.get(from..to) == Some(a))
-}
-
 /// The ID the next segment carries in `mode` after `count` segments.
 #[inline(always)]
 const fn next_id(first: u16, mode: IdMode, count: u16) -> u16 {
@@ -218,6 +194,7 @@ fn place<const N: usize>(at: usize, v: [u8; N]) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::flow::eq_at;
     use super::*;
 
     /// A from-scratch IPv4 header checksum of the header at `at` of `h`.
@@ -364,11 +341,11 @@ mod tests {
         }
         for n in (0..=40).step_by(4) {
             let f = first[..54 + n].to_vec();
-            assert!(same_options(&first, &f, 54, 54 + n));
+            assert!(eq_at(&first, 54, &f, 54, n));
             for at in 54..54 + n {
                 let mut g = f.clone();
                 g[at] ^= 1;
-                assert!(!same_options(&first, &g, 54, 54 + n), "{n} {at}");
+                assert!(!eq_at(&first, 54, &g, 54, n), "{n} {at}");
             }
         }
     }

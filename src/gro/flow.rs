@@ -133,13 +133,22 @@ const ACK_FLAGS_WINDOW: u64 = !u64::from_ne_bytes([0, 0, 0, 0, 0, TCP_FIN | TCP_
 /// (8-byte loads, the last one overlapping).
 #[inline(always)]
 pub(crate) fn eq_at(a: &[u8], ao: usize, b: &[u8], bo: usize, len: usize) -> bool {
+    if (8..=16).contains(&len)
+        && let (Some(a0), Some(a1), Some(b0), Some(b1)) = (
+            a.get(ao..ao + 8),
+            a.get(ao + len - 8..ao + len),
+            b.get(bo..bo + 8),
+            b.get(bo + len - 8..bo + len),
+        )
+    {
+        // Two overlapping loads, one branch (TCP timestamps: 12 bytes),
+        // each range checked against the whole slices.
+        return (load8(a0, 0) ^ load8(b0, 0)) | (load8(a1, 0) ^ load8(b1, 0)) == 0;
+    }
     let (Some(x), Some(y)) = (a.get(ao..ao + len), b.get(bo..bo + len)) else {
         return false;
     };
-    if (8..=16).contains(&len) {
-        // Two overlapping loads, one branch (TCP timestamps: 12 bytes).
-        (load8(x, 0) ^ load8(y, 0)) | (load8(x, len - 8) ^ load8(y, len - 8)) == 0
-    } else if (8..=32).contains(&len) {
+    if (8..=32).contains(&len) {
         let mut i = 0;
         while i + 8 < len {
             if load8(x, i) != load8(y, i) {
