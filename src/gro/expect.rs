@@ -22,6 +22,7 @@
 use super::config::MAX_HEADER;
 use super::flow::load8;
 use super::output::IdMode;
+use super::parse::fold_not;
 
 /// The two fixed layouts the fast paths handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,15 +171,6 @@ fn ip_base(h: &[u8], at: usize) -> u32 {
         _ => 0,
     };
     3 * 0xFFFF - word(ID) - word(CSUM)
-}
-
-/// The ones-complement checksum of a word sum: folded, complemented (what a
-/// from-scratch `ip_fast_csum` writes).
-#[inline(always)]
-const fn fold_not(sum: u32) -> u16 {
-    let s = (sum & 0xFFFF) + (sum >> 16);
-    let s = (s & 0xFFFF) + (s >> 16);
-    !(s as u16)
 }
 
 /// A host-order 8-byte word that holds the bytes `v` at byte `at` and zeros

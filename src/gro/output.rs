@@ -5,7 +5,7 @@ use core::fmt;
 
 use super::config::{MAX_HEADER, MAX_SEGS};
 use super::expect::Expect;
-use super::parse::{Encap, L4, Parsed, be16};
+use super::parse::{Encap, L4, Parsed, be16, fold_not};
 use super::reason::FlushReason;
 use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
@@ -382,15 +382,7 @@ impl SuperPacket {
             if ip.v6 {
                 set16(&mut self.hdr, o + 4, (end - o - 40) as u16);
             } else {
-                let old_len = be16(&self.hdr, o + 2).unwrap_or(0);
-                let old_c = be16(&self.hdr, o + 10).unwrap_or(0);
-                let new_len = (end - o) as u16;
-                set16(&mut self.hdr, o + 2, new_len);
-                set16(
-                    &mut self.hdr,
-                    o + 10,
-                    csum_after_len(old_c, old_len, new_len),
-                );
+                set_ipv4_len(&mut self.hdr, o, (end - o) as u16);
                 if self.id_mode[i] == IdMode::Fixed {
                     gso |= if i == 0 {
                         GsoType::TCP_FIXEDID
@@ -469,15 +461,7 @@ impl SuperPacket {
         let Some(h) = self.hdr.get_mut(..54) else {
             return;
         };
-        // The new header checksum from the old one and the length change
-        // (RFC 1624 eqn. 3), computed before either field is written: summing
-        // the header back after narrow stores into it stalls store forwarding.
-        // The first header verified, so this is the from-scratch value.
-        let old_len = u16::from_be_bytes([h[16], h[17]]);
-        let old_c = u16::from_be_bytes([h[24], h[25]]);
-        let new_len = (end - 14) as u16;
-        h[16..18].copy_from_slice(&new_len.to_be_bytes());
-        h[24..26].copy_from_slice(&csum_after_len(old_c, old_len, new_len).to_be_bytes());
+        set_ipv4_len(h, 14, (end - 14) as u16);
         h[47] |= self.fin_psh;
         let cwr = h[47] & 0x80 != 0;
         let src = [h[26], h[27], h[28], h[29]];
@@ -496,19 +480,31 @@ impl SuperPacket {
     }
 }
 
-/// An IPv4 header checksum after its total length changed from `old_len` to
-/// `new_len` (RFC 1624 eqn. 3, `csum_replace2`), from the old checksum
-/// `old_c`, all as big-endian numbers. Used instead of summing the header
-/// again right after writing it (narrow stores read back by wide loads stall
-/// store forwarding). For a header that verified this is exactly the
+/// Sets the total length of the IPv4 header at `o` to `new_len` and its
+/// checksum from the old one and the length change (RFC 1624 eqn. 3,
+/// `csum_replace2`, as `inet_gro_complete` does), computed before either
+/// field is written: summing the header back after narrow stores into it
+/// stalls store forwarding. For a header that verified this is exactly the
 /// from-scratch checksum: the sum before the last fold is positive, so the
 /// fold gives the same representative a fresh sum gives.
-const fn csum_after_len(old_c: u16, old_len: u16, new_len: u16) -> u16 {
-    let sum = (!old_c) as u32 + (!old_len) as u32 + new_len as u32;
-    let sum = (sum & 0xFFFF) + (sum >> 16);
-    let sum = (sum & 0xFFFF) + (sum >> 16);
-    !(sum as u16)
+#[inline(always)]
+fn set_ipv4_len(h: &mut [u8], o: usize, new_len: u16) {
+    let Some(ip) = h.get_mut(o..o + 12) else {
+        return;
+    };
+    let old_len = u16::from_be_bytes([ip[2], ip[3]]);
+    let old_c = u16::from_be_bytes([ip[10], ip[11]]);
+    let c = fold_not((!old_c) as u32 + (!old_len) as u32 + new_len as u32);
+    ip[2..4].copy_from_slice(&new_len.to_be_bytes());
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
 }
+
+/// The IPv4 header of the fixed layouts (Ethernet + IPv4 without options).
+const IP4_AT_14: super::parse::Ip = super::parse::Ip {
+    off: 14,
+    next: 34,
+    v6: false,
+};
 
 impl SuperPacket {
     /// [`SuperPacket::finalize`] for the fixed VXLAN layout (outer IPv4 at 14,
@@ -516,11 +512,6 @@ impl SuperPacket {
     /// bytes and GSO type as the general completion.
     #[inline]
     fn finalize_vx4(&mut self, end: usize) {
-        const OUTER: super::parse::Ip = super::parse::Ip {
-            off: 14,
-            next: 34,
-            v6: false,
-        };
         const INNER: super::parse::Ip = super::parse::Ip {
             off: 64,
             next: 84,
@@ -531,12 +522,7 @@ impl SuperPacket {
             return;
         };
         for o in [14, 64] {
-            let old_len = u16::from_be_bytes([h[o + 2], h[o + 3]]);
-            let old_c = u16::from_be_bytes([h[o + 10], h[o + 11]]);
-            let new_len = (end - o) as u16;
-            h[o + 2..o + 4].copy_from_slice(&new_len.to_be_bytes());
-            h[o + 10..o + 12]
-                .copy_from_slice(&csum_after_len(old_c, old_len, new_len).to_be_bytes());
+            set_ipv4_len(h, o, (end - o) as u16);
         }
         let mut gso = GsoType::TCPV4;
         if fixed[0] {
@@ -547,7 +533,7 @@ impl SuperPacket {
         }
         h[38..40].copy_from_slice(&((end - 34) as u16).to_be_bytes());
         if h[40] | h[41] != 0 {
-            let s = seed(h, OUTER, ipproto::UDP, (end - 34) as u32);
+            let s = seed(h, IP4_AT_14, ipproto::UDP, (end - 34) as u32);
             h[40..42].copy_from_slice(&s);
             gso |= GsoType::UDP_TUNNEL_CSUM;
         } else {

@@ -167,6 +167,15 @@ pub(crate) fn ipv4_sum(hdr: &[u8]) -> Sum16 {
     }
 }
 
+/// The ones-complement checksum of a word sum: folded, complemented (what a
+/// from-scratch `ip_fast_csum` writes).
+#[inline(always)]
+pub(crate) const fn fold_not(sum: u32) -> u16 {
+    let s = (sum & 0xFFFF) + (sum >> 16);
+    let s = (s & 0xFFFF) + (s >> 16);
+    !(s as u16)
+}
+
 /// True when an IPv4 header's checksum verifies.
 #[inline(always)]
 pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
