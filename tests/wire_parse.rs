@@ -333,14 +333,24 @@ fn ipv6_extension_errors() {
         is(err(&b), Layer::Ipv6Ext, Field::OptionLength, 56),
         ErrorKind::LengthBeyondBuffer { .. }
     ));
-    // Payload length 0 without a jumbo option.
-    let mut b = v6(17, &[0u8; 8]);
+    // Payload length 0 with a Hop-by-Hop header but no jumbo option.
+    let mut b = v6(0, &[17, 0, 1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     b[14 + 5] = 0;
     assert!(matches!(
         is(err(&b), Layer::Ipv6, Field::PayloadLength, 14),
         ErrorKind::LengthTooSmall { value: 0, .. }
     ));
-    // ...but an empty packet with no next header is fine.
+    // Payload length 0 and no Hop-by-Hop header: an empty datagram (RFC 2675,
+    // Linux `ipv6_rcv` trims to it), so the UDP header after it is missing.
+    let mut b = v6(17, &[0u8; 8]);
+    b[14 + 5] = 0;
+    assert!(matches!(
+        is(err(&b), Layer::Udp, Field::Header, 54),
+        ErrorKind::Truncated { .. }
+    ));
+    // ...and an empty packet of a protocol without a header to parse is fine.
+    let l = ok(&v6(253, &[]));
+    assert_eq!((l.l4, l.end, l.transport), (54, 54, Transport::Other(253)));
     let l = ok(&v6(59, &[]));
     assert_eq!((l.l4, l.end, l.transport), (54, 54, Transport::Other(59)));
 }

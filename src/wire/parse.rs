@@ -175,11 +175,13 @@ fn parse_ipv6(b: &[u8], l3: usize) -> Result<Layers, ParseError> {
     let mut l = blank(l3, Net::Ipv6);
     l.pseudo_src = l3 + ipv6::SRC_OFFSET;
     l.pseudo_dst = l3 + ipv6::DST_OFFSET;
+    let mut next = ip.next_header();
+    // Payload length 0 announces a jumbogram only with a Hop-by-Hop header
+    // (RFC 2675, Linux `ipv6_rcv`); otherwise the datagram is empty.
     let mut end = match payload_len {
-        0 => V6End::AwaitingJumbo,
+        0 if next == ipproto::HOPOPTS => V6End::AwaitingJumbo,
         n => V6End::Known(first + n),
     };
-    let mut next = ip.next_header();
     let mut at = first;
     let mut walked = 0;
     while ipv6_ext::is_ext_header(next) {
@@ -251,7 +253,6 @@ fn parse_ipv6(b: &[u8], l3: usize) -> Result<Layers, ParseError> {
     }
     let end = match end {
         V6End::Known(e) => e,
-        V6End::AwaitingJumbo if at == first && next == ipproto::NONE => first,
         V6End::AwaitingJumbo => {
             return Err(ParseError::new(
                 Layer::Ipv6,
