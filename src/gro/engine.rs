@@ -299,15 +299,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let len = p.payload_len();
         if let Some(slot) = self.lookup(hash, frame, &p) {
             let s = &self.flows[slot as usize];
-            let max = self.size_limit;
             let fast = if self.fast_on() {
-                flow::can_merge_tcp4_fast(s, frame, &p, max)
+                flow::can_merge_tcp4_fast(s, frame, &p)
             } else {
                 None
             };
             let merge = match fast {
                 Some(plan) => Ok(plan),
-                None => flow::can_merge(s, frame, &p, max),
+                None => flow::can_merge(s, frame, &p),
             };
             match merge {
                 Ok(plan) => {
@@ -380,7 +379,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let flags = byte(frame, 47)?;
         if let Some(slot) = self.lookup_tcp4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
-            let plan = flow::merge_tcp4_fixed(s, frame, payload, len, self.size_limit)?;
+            let plan = flow::merge_tcp4_fixed(s, frame, payload, len)?;
             // The merge test compared every header word but these.
             let h: &[u8; 34] = frame.get(..34)?.try_into().ok()?;
             if !flow::ip4_sum_follows(&s.hdr, h, 14) {
@@ -446,7 +445,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let flags = byte(frame, 97)?;
         if let Some(slot) = self.lookup_vxlan4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
-            let plan = flow::merge_vxlan4_fixed(s, frame, &p, self.size_limit)?;
+            let plan = flow::merge_vxlan4_fixed(s, frame, &p)?;
             let h: &[u8; 84] = frame.get(..84)?.try_into().ok()?;
             if !(flow::ip4_sum_follows(&s.hdr, h, 14) && flow::ip4_sum_follows(&s.hdr, h, 64)) {
                 return None;
@@ -521,7 +520,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     ) -> Option<(u16, usize)> {
         let payload = s.p.payload as usize;
         let fixed = FIXED;
-        let fits = s.ip_len + s.mss as u32 <= self.size_limit;
+        let fits = s.mss as u32 <= s.room;
         (fits && flow::eq_at(&s.hdr, fixed, f, fixed, payload - fixed)).then_some((slot, payload))
     }
 
@@ -582,7 +581,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             len: len as u16,
         });
         f.payload += len;
-        f.ip_len += len;
+        f.room -= len;
         f.id_mode = plan.id_mode;
         f.fin_psh |= plan.fin_psh;
         self.stats.merged += 1;
@@ -623,7 +622,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             len: len as u16,
         });
         f.payload += len;
-        f.ip_len += len;
+        f.room -= len;
         // Both modes in one store: the next compare reads them as one unit
         // (a wider load over a narrower fresh store stalls store forwarding).
         let [m0, m1] = f.id_mode;
@@ -821,7 +820,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             start: p.payload,
             len: len as u16,
         });
-        s.ip_len = p.outer_ip_len();
+        s.room = self.size_limit.saturating_sub(p.outer_ip_len());
         s.payload = len;
         s.mss = len as u16;
         s.seq = match p.l4kind {

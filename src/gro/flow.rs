@@ -291,12 +291,7 @@ fn ip_rules(
 /// May segment `p` (bytes `f`) join the held flow `s`? Mainline order of
 /// concerns; the first failing rule names the reason.
 #[inline]
-pub(crate) fn can_merge(
-    s: &SuperPacket,
-    f: &[u8],
-    p: &Parsed,
-    max_size: u32,
-) -> Result<MergePlan, FlushReason> {
+pub(crate) fn can_merge(s: &SuperPacket, f: &[u8], p: &Parsed) -> Result<MergePlan, FlushReason> {
     let count = s.segs.len() as u16;
     let len = p.payload_len();
     let a = &s.hdr[..];
@@ -363,7 +358,7 @@ pub(crate) fn can_merge(
             }
         }
     }
-    if s.ip_len + len > max_size {
+    if len > s.room {
         return Err(FlushReason::Oversize);
     }
     Ok(plan)
@@ -376,16 +371,11 @@ pub(crate) fn can_merge(
 /// which names the reason (Linux `tcp_gro_receive`'s word compares:
 /// `flush |= *(u32 *)&th->... ^ *(u32 *)&th2->...`).
 #[inline(always)]
-pub(crate) fn can_merge_tcp4_fast(
-    s: &SuperPacket,
-    f: &[u8],
-    p: &Parsed,
-    max_size: u32,
-) -> Option<MergePlan> {
+pub(crate) fn can_merge_tcp4_fast(s: &SuperPacket, f: &[u8], p: &Parsed) -> Option<MergePlan> {
     if !is_tcp4_layout(p) {
         return None;
     }
-    merge_tcp4_fixed(s, f, p.payload as usize, p.payload_len(), max_size)
+    merge_tcp4_fixed(s, f, p.payload as usize, p.payload_len())
 }
 
 /// [`can_merge_tcp4_fast`] for a frame already known to have the fixed layout
@@ -396,14 +386,13 @@ pub(crate) fn merge_tcp4_fixed(
     f: &[u8],
     payload: usize,
     len: u32,
-    max_size: u32,
 ) -> Option<MergePlan> {
     if !(s.tcp4 && s.p.payload as usize == payload) {
         return None;
     }
     let a: &[u8; 54] = s.hdr.get(..54)?.try_into().ok()?;
     let b: &[u8; 54] = f.get(..54)?.try_into().ok()?;
-    if len == 0 || len > s.mss as u32 || s.ip_len + len > max_size {
+    if len == 0 || len > s.mss as u32 || len > s.room {
         return None;
     }
     // IP: TOS, DF and TTL equal (ID by arithmetic below).
@@ -508,17 +497,12 @@ fn id_mode_after(mode: IdMode, delta: u16, count: u16) -> Option<IdMode> {
 /// [`can_merge`]'s `Ok` for a fixed-layout VXLAN frame `p` (already known to
 /// have that layout); `None` means "ask [`can_merge`]".
 #[inline(always)]
-pub(crate) fn merge_vxlan4_fixed(
-    s: &SuperPacket,
-    f: &[u8],
-    p: &Parsed,
-    max_size: u32,
-) -> Option<MergePlan> {
+pub(crate) fn merge_vxlan4_fixed(s: &SuperPacket, f: &[u8], p: &Parsed) -> Option<MergePlan> {
     if !(s.vx4 && s.p.payload == p.payload) {
         return None;
     }
     let len = p.payload_len();
-    if len == 0 || len > s.mss as u32 || s.ip_len + len > max_size {
+    if len == 0 || len > s.mss as u32 || len > s.room {
         return None;
     }
     let a: &[u8; 104] = s.hdr.get(..104)?.try_into().ok()?;

@@ -166,8 +166,9 @@ pub struct SuperPacket {
     /// FIN / PSH bits of merged segments (ORed into the header at completion).
     pub(crate) fin_psh: u8,
     pub(crate) reason: FlushReason,
-    /// Outermost IP datagram length so far.
-    pub(crate) ip_len: u32,
+    /// Bytes the outermost IP datagram may still grow by under the size
+    /// limit (`gro_max_size` minus its length so far).
+    pub(crate) room: u32,
     /// Payload bytes so far.
     pub(crate) payload: u32,
     /// TCP sequence of the first segment.
@@ -203,7 +204,7 @@ impl SuperPacket {
         },
         segs: heapless::Vec::new(),
         exp: Expect::EMPTY,
-        ip_len: 0,
+        room: 0,
         payload: 0,
         mss: 0,
         seq: 0,
@@ -225,62 +226,74 @@ impl SuperPacket {
 
     /// Header bytes (frame start to the first payload byte), rewritten for the
     /// whole super-packet.
+    #[inline]
     pub fn header(&self) -> &[u8] {
         self.hdr.get(..self.p.payload as usize).unwrap_or(&[])
     }
 
     /// The segments in order.
+    #[inline]
     pub fn segments(&self) -> &[Segment] {
         &self.segs
     }
 
     /// Number of segments (`gso_segs`; 1 means the packet left unchanged).
+    #[inline]
     pub fn seg_count(&self) -> u16 {
         self.segs.len() as u16
     }
 
     /// Payload size of every segment but possibly the last (`gso_size`); 0
     /// for a single packet, as Linux clears it.
+    #[inline]
     pub fn gso_size(&self) -> u16 {
         if self.segs.len() > 1 { self.mss } else { 0 }
     }
 
     /// Segmentation type; empty for a single packet.
+    #[inline]
     pub fn gso_type(&self) -> GsoType {
         self.gso
     }
 
     /// True when the outermost IPv4 ID was fixed (`SKB_GSO_TCP_FIXEDID`).
+    #[inline]
     pub fn fixed_id(&self) -> bool {
         self.gso.contains(GsoType::TCP_FIXEDID)
     }
 
     /// Why the super-packet left the engine.
+    #[inline]
     pub fn reason(&self) -> FlushReason {
         self.reason
     }
 
     /// Total bytes of the written super-packet (header + payloads).
+    #[inline]
     pub fn len(&self) -> usize {
         self.p.payload as usize + self.payload as usize
     }
 
     /// Always false: a super-packet has at least its headers.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         false
     }
 
     /// Offset of the outermost IP header.
+    #[inline]
     pub fn l3(&self) -> usize {
         self.p.ips[0].off as usize
     }
 
     /// Offset of the (innermost) TCP or UDP header.
+    #[inline]
     pub fn l4(&self) -> usize {
         self.p.l4 as usize
     }
 
     /// Offset of the first payload byte (= header length).
+    #[inline]
     pub fn payload_offset(&self) -> usize {
         self.p.payload as usize
     }
