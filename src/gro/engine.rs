@@ -9,7 +9,7 @@ use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
 use crate::csum::Wsum;
-use crate::state::{CsumLevel, CsumMeta, CsumState};
+use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState};
 use crate::wire::LinkType;
 use crate::wire::consts::ipproto;
 
@@ -327,8 +327,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return self.pass(FlushReason::TooManySegs, self.upgraded(meta, verified));
         }
         let meta = self.upgraded(meta, verified);
+        let first = (meta.state(), meta.flags());
         let layout = (flow::is_tcp4_layout(&p), flow::is_vxlan4_layout(&p));
-        self.insert(hash, frame, &p, layout, id, meta, now, sink);
+        self.insert(hash, frame, &p, layout, id, first, now, sink);
         self.stats.new_flows += 1;
         Verdict::Held(Held::NewFlow)
     }
@@ -372,7 +373,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp4, sink);
             return Some(Verdict::Held(Held::Merged));
         }
-        let payload = parse::fast_tcp4_unchecked(frame)?;
+        let payload = parse::fast_tcp4_after_lead(h, frame)?;
         let end = frame.len();
         let len = (end - payload) as u32;
         let sw_bytes = sum;
@@ -397,9 +398,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         self.stats.sw_bytes += sw_bytes;
         let verified = 1;
-        let meta = self.upgraded(meta.clone(), verified);
+        let first = (upgraded_state(meta, verified), meta.flags());
         let p = parse::tcp4_parsed(payload, end);
-        self.insert(hash, frame, &p, (true, false), id, meta, now, sink);
+        self.insert(hash, frame, &p, (true, false), id, first, now, sink);
         self.stats.new_flows += 1;
         Some(Verdict::Held(Held::NewFlow))
     }
@@ -462,8 +463,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return None;
         }
         self.stats.sw_bytes += sw_bytes;
-        let meta = self.upgraded(meta.clone(), verified);
-        self.insert(hash, frame, &p, (false, true), id, meta, now, sink);
+        let first = (upgraded_state(meta, verified), meta.flags());
+        self.insert(hash, frame, &p, (false, true), id, first, now, sink);
         self.stats.new_flows += 1;
         Some(Verdict::Held(Held::NewFlow))
     }
@@ -664,20 +665,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// `Unnecessary` covering the checksums this pass verified
     /// (`__skb_incr_checksum_unnecessary` from `skb_gro_incr_csum_unnecessary`).
     fn upgraded(&self, meta: CsumMeta, verified: u8) -> CsumMeta {
-        // `__skb_incr_checksum_unnecessary` raises an existing `Unnecessary`
-        // level too (a device level 0 consumed by a zero outer UDP checksum, then
-        // the inner TCP checksum verified in software: level 1), or the stack
-        // sums the inner segment a second time.
-        let covered = match meta.state() {
-            CsumState::None => 0,
-            CsumState::Unnecessary { level } => level.get() + 1,
-            _ => return meta,
-        };
-        if verified > covered {
-            let level = CsumLevel::new(verified.min(4) - 1).unwrap_or(CsumLevel::L0);
-            CsumMeta::new(CsumState::Unnecessary { level }, meta.flags()).unwrap_or(meta)
-        } else {
+        let state = upgraded_state(&meta, verified);
+        if state == meta.state() {
             meta
+        } else {
+            CsumMeta::new(state, meta.flags()).unwrap_or(meta)
         }
     }
 
@@ -792,7 +784,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         p: &Parsed,
         (tcp4, vx4): (bool, bool),
         id: u32,
-        meta: CsumMeta,
+        (first_state, first_flags): (CsumState, CsumFlags),
         now: u64,
         sink: &mut S,
     ) {
@@ -834,8 +826,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.ids = [id_at(0), id_at(1)];
         s.id_mode = [IdMode::Undecided; 2];
         s.fin_psh = 0;
-        s.first_state = meta.state();
-        s.first_flags = meta.flags();
+        s.first_state = first_state;
+        s.first_flags = first_flags;
         s.born = now;
         s.hash = hash;
         if tcp4 || vx4 {
@@ -903,6 +895,27 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.used[si] = false;
         self.held -= 1;
         self.stats.flushed += 1;
+    }
+}
+
+/// The state of [`Gro::upgraded`]'s metadata (its flags are the packet's):
+/// `__skb_incr_checksum_unnecessary` raises an existing `Unnecessary` level
+/// too (a device level 0 consumed by a zero outer UDP checksum, then the
+/// inner TCP checksum verified in software: level 1), or the stack sums the
+/// inner segment a second time.
+#[inline(always)]
+fn upgraded_state(meta: &CsumMeta, verified: u8) -> CsumState {
+    let state = meta.state();
+    let covered = match state {
+        CsumState::None => 0,
+        CsumState::Unnecessary { level } => level.get() + 1,
+        _ => return state,
+    };
+    if verified > covered {
+        let level = CsumLevel::new(verified.min(4) - 1).unwrap_or(CsumLevel::L0);
+        CsumState::Unnecessary { level }
+    } else {
+        state
     }
 }
 

@@ -577,10 +577,11 @@ pub(crate) fn hash_tcp4(f: &[u8]) -> u32 {
     mix(load8(f, 26) ^ ((be32(f, 34).unwrap_or(0) as u64) << 21))
 }
 
+/// Fibonacci hashing: the high half of the product by 2^64 / phi (its
+/// high bits depend on every input bit; the low half's top bits would not).
 #[inline(always)]
 fn mix(h: u64) -> u32 {
-    let m = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (m >> 32) as u32 ^ m as u32
+    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32
 }
 
 /// Ethernet (no VLAN) + IPv4 without options + TCP: the fixed-offset layout.

@@ -98,14 +98,16 @@ bitflags::bitflags! {
 
 /// The IPv4 ID mode of one IP layer of a flow, decided by its second segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+// Values chosen so that "after a predicted segment" (Fixed stays, the others
+// become Incrementing) is one OR with 1 (`expect::mode_after_match`).
 pub enum IdMode {
     /// Only one segment so far (or IPv6).
     #[default]
-    Undecided,
+    Undecided = 0,
     /// The ID increases by one per segment.
-    Incrementing,
+    Incrementing = 1,
     /// The ID stays the same (`ip_fixedid`).
-    Fixed,
+    Fixed = 3,
 }
 
 /// Why [`SuperPacket::write_into`] could not write.

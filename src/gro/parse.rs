@@ -199,8 +199,9 @@ pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
 /// fixed TCP/IPv4 layout (one masked load and a byte).
 #[inline(always)]
 pub(crate) fn is_tcp4_lead(h: &[u8; 54]) -> bool {
-    let lead = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
-    lead >> 8 == 0x0008_0045 && h[23] == ipproto::TCP
+    // Bytes 12..15 (EtherType 0x0800, version/IHL 0x45) as one masked load.
+    let lead = u32::from_le_bytes([h[12], h[13], h[14], h[15]]);
+    lead & 0x00FF_FFFF == u32::from_le_bytes([0x08, 0x00, 0x45, 0]) && h[23] == ipproto::TCP
 }
 
 /// [`fast_tcp4_payload`] without the IPv4 header checksum: the fast path
@@ -212,6 +213,13 @@ pub(crate) fn fast_tcp4_unchecked(f: &[u8]) -> Option<usize> {
     if !is_tcp4_lead(h) {
         return None;
     }
+    fast_tcp4_after_lead(h, f)
+}
+
+/// [`fast_tcp4_unchecked`] for a frame whose first 54 bytes `h` passed
+/// [`is_tcp4_lead`].
+#[inline(always)]
+pub(crate) fn fast_tcp4_after_lead(h: &[u8; 54], f: &[u8]) -> Option<usize> {
     let total = u16::from_be_bytes([h[16], h[17]]) as usize;
     let frag = u16::from_be_bytes([h[20], h[21]]);
     let doff = (h[46] >> 4) as usize * 4;
