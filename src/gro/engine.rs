@@ -724,9 +724,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
     }
 
+    /// The bucket of a flow hash: its top bits (multiply-shift range
+    /// reduction; the top bits of a Fibonacci hash are its best mixed, and
+    /// for a power-of-two table this is a shift).
     #[inline]
     fn bucket(hash: u32) -> usize {
-        hash as usize % FLOWS
+        ((hash as u64 * FLOWS as u64) >> 32) as usize
     }
 
     #[inline]
