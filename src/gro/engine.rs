@@ -3,7 +3,7 @@
 
 use super::cb::{Cb, Refusal};
 use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
-use super::expect::{Layout, Next, mode_after_match};
+use super::expect::{Layout, Next, TCP4_SPAN, VXLAN4_SPAN, mode_after_match};
 use super::flow::{self, final_flag};
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
@@ -367,7 +367,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let sum = if covered { 0 } else { tcp4_sum_ok(frame)? };
         let hash = flow::hash_tcp4(frame);
         // The predicted next segment of a held flow: merges with no other test.
-        if let Some((slot, payload)) = self.predicted_tcp4(hash, h, frame) {
+        if let Some((slot, payload)) = self.predicted_tcp4(hash, frame) {
             self.stats.sw_bytes += sum;
             let len = (frame.len() - payload) as u32;
             self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp4, sink);
@@ -419,7 +419,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Option<Verdict> {
-        let h: &[u8; 104] = frame.get(..104)?.try_into().ok()?;
+        if frame.len() < 104 {
+            return None;
+        }
         let covered = match meta.state() {
             CsumState::Unnecessary { level } if level.covered() >= 2 => true,
             CsumState::None
@@ -432,7 +434,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             _ => return None,
         };
         let hash = flow::hash_vxlan4(frame);
-        if let Some((slot, payload)) = self.predicted_vxlan4(hash, h, frame) {
+        if let Some((slot, payload)) = self.predicted_vxlan4(hash, frame) {
             let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
             self.stats.sw_bytes += sw_bytes;
             let len = (frame.len() - payload) as u32;
@@ -473,16 +475,19 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// is this fixed-layout TCP/IPv4 frame (same length and TCP options, room
     /// for it), and the payload offset.
     #[inline(always)]
-    fn predicted_tcp4(&self, hash: u32, h: &[u8; 54], f: &[u8]) -> Option<(u16, usize)> {
+    fn predicted_tcp4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
+        let h: &[u8; TCP4_SPAN] = f.get(..TCP4_SPAN)?.try_into().ok()?;
         let mut i = *self.buckets.get(Self::bucket(hash))?;
         while i != NIL {
             let s = self.flows.get(i as usize)?;
+            // No layout test: only fixed-layout flows have a predicted length,
+            // and a VXLAN flow's header differs from this frame at byte 23
+            // (UDP, not TCP), which the compare covers.
             if s.hash == hash
-                && s.tcp4
-                && f.len() == s.p.end as usize
+                && f.len() == s.exp.len() as usize
                 && s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
             {
-                return self.predicted_rest::<54>(i, s, f);
+                return Some((i, s.p.payload as usize));
             }
             i = s.next;
         }
@@ -492,37 +497,22 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// [`Self::predicted_tcp4`] for a fixed-layout VXLAN frame (the outer UDP
     /// checksum's presence is part of the flow, as in `udp_gro_receive`).
     #[inline(always)]
-    fn predicted_vxlan4(&self, hash: u32, h: &[u8; 104], f: &[u8]) -> Option<(u16, usize)> {
+    fn predicted_vxlan4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
+        let h: &[u8; VXLAN4_SPAN] = f.get(..VXLAN4_SPAN)?.try_into().ok()?;
         let mut i = *self.buckets.get(Self::bucket(hash))?;
         while i != NIL {
             let s = self.flows.get(i as usize)?;
             if s.hash == hash
                 && s.vx4
-                && f.len() == s.p.end as usize
+                && f.len() == s.exp.len() as usize
                 && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
                 && (h[40] | h[41] == 0) == (s.hdr[40] | s.hdr[41] == 0)
             {
-                return self.predicted_rest::<104>(i, s, f);
+                return Some((i, s.p.payload as usize));
             }
             i = s.next;
         }
         None
-    }
-
-    /// The checks after a header matched: the TCP options equal the first
-    /// segment's, and the segment fits the size limit.
-    /// `FIXED` is where the TCP options start (the layout's TCP header + 20).
-    #[inline(always)]
-    fn predicted_rest<const FIXED: usize>(
-        &self,
-        slot: u16,
-        s: &SuperPacket,
-        f: &[u8],
-    ) -> Option<(u16, usize)> {
-        let payload = s.p.payload as usize;
-        let fixed = FIXED;
-        let fits = s.mss as u32 <= s.room;
-        (fits && flow::eq_at(&s.hdr, fixed, f, fixed, payload - fixed)).then_some((slot, payload))
     }
 
     /// The flow of a fast-path VXLAN frame (held flows of the same layout
@@ -583,6 +573,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         });
         f.payload += len;
         f.room -= len;
+        f.exp.keep_if(f.mss as u32 <= f.room);
         f.id_mode = plan.id_mode;
         f.fin_psh |= plan.fin_psh;
         self.stats.merged += 1;
@@ -624,6 +615,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         });
         f.payload += len;
         f.room -= len;
+        f.exp.keep_if(f.mss as u32 <= f.room);
         // Both modes in one store: the next compare reads them as one unit
         // (a wider load over a narrower fresh store stalls store forwarding).
         let [m0, m1] = f.id_mode;
@@ -837,7 +829,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             // From the frame, not from what was just stored in `s` (wider
             // loads of fresh narrow stores stall store forwarding).
             let layout = if tcp4 { Layout::Tcp4 } else { Layout::Vxlan4 };
-            s.exp.start(f, layout);
+            s.exp.start(f, layout, hl, p.end, len <= s.room);
+        } else {
+            s.exp.clear();
         }
         let b = Self::bucket(hash);
         s.next = self.buckets[b];

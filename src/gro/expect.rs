@@ -34,6 +34,46 @@ pub(crate) enum Layout {
     Vxlan4,
 }
 
+impl Layout {
+    /// Where the TCP options start (the TCP header + 20).
+    pub(crate) const fn options(self) -> usize {
+        match self {
+            Layout::Tcp4 => 54,
+            Layout::Vxlan4 => 104,
+        }
+    }
+}
+
+/// Bytes of a fixed-layout frame the prediction compares: the headers up to
+/// the TCP options and the two option words.
+pub(crate) const TCP4_SPAN: usize = 54 + 16;
+/// [`TCP4_SPAN`] for the VXLAN layout.
+pub(crate) const VXLAN4_SPAN: usize = 104 + 16;
+
+/// A host-order mask of the first `n` bytes of an 8-byte word (all for 8 up).
+const fn low_bytes(n: usize) -> u64 {
+    if n >= 8 {
+        u64::MAX
+    } else {
+        u64::from_le((1u64 << (8 * n)) - 1)
+    }
+}
+
+/// The option masks for every options length up to 16 bytes (a table: the
+/// insert of a flow looks them up instead of computing shifts).
+const OPT_MASKS: [[u64; 2]; 17] = {
+    let mut t = [[0u64; 2]; 17];
+    let mut n = 0;
+    while n <= 16 {
+        t[n] = [
+            low_bytes(if n < 8 { n } else { 8 }),
+            low_bytes(n.saturating_sub(8)),
+        ];
+        n += 1;
+    }
+    t
+};
+
 /// Offset of the IPv4 ID in its header.
 const ID: usize = 4;
 /// Offset of the IPv4 header checksum in its header.
@@ -61,25 +101,79 @@ pub(crate) struct Next {
 
 /// What a flow keeps to predict its next segment's header (see the module
 /// docs): per IPv4 header the word sum without ID and checksum, so the
-/// checksum for any ID is one add and a fold. The prediction itself is made
-/// at compare time from the first header and [`Next`].
+/// checksum for any ID is one add and a fold; the TCP options as two masked
+/// words; the frame length the next segment must have, or 0 when no segment
+/// can merge by prediction. The prediction itself is made at compare time
+/// from the first header and [`Next`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Expect {
     /// Per IPv4 header (outer, inner), modulo 0xFFFF.
     ip_base: [u32; 2],
+    /// Host-order masks of the TCP option bytes in the two 8-byte words from
+    /// where the options start (zero past their end).
+    opt_mask: [u64; 2],
+    /// Frame length of the predicted next segment (the first segment's), or
+    /// 0: no fixed layout, TCP options longer than the two compared words,
+    /// or no room left under the size limit for another full-size segment.
+    /// One compare of the frame length then covers all of those.
+    len: u32,
 }
 
 impl Expect {
-    pub(crate) const EMPTY: Expect = Expect { ip_base: [0; 2] };
+    pub(crate) const EMPTY: Expect = Expect {
+        ip_base: [0; 2],
+        opt_mask: [0; 2],
+        len: 0,
+    };
 
     /// Takes the first segment `first` of a flow with `layout` (its IPv4
-    /// header checksums verified).
+    /// header checksums verified), its payload offset and frame length, and
+    /// whether a second full-size segment fits the size limit.
     #[inline(always)]
-    pub(crate) fn start(&mut self, first: &[u8], layout: Layout) {
+    pub(crate) fn start(
+        &mut self,
+        first: &[u8],
+        layout: Layout,
+        payload: usize,
+        end: u32,
+        fits: bool,
+    ) {
         self.ip_base[0] = ip_base(first, 14);
         if layout == Layout::Vxlan4 {
             self.ip_base[1] = ip_base(first, 64);
         }
+        let opts = payload.saturating_sub(layout.options());
+        let masks = OPT_MASKS.get(opts);
+        self.opt_mask = masks.copied().unwrap_or([0; 2]);
+        self.len = if masks.is_some() && fits { end } else { 0 };
+    }
+
+    /// No prediction for this flow (a layout the compare does not cover).
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// After a merge: the prediction stays only while another full-size
+    /// segment `fits` the size limit.
+    #[inline(always)]
+    pub(crate) fn keep_if(&mut self, fits: bool) {
+        self.len &= u32::from(fits).wrapping_neg();
+    }
+
+    /// The frame length the predicted next segment has (0: none merges by
+    /// prediction).
+    #[inline(always)]
+    pub(crate) fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// The option words of `f` XORed with the first header's, masked to the
+    /// options (zero when equal or when compared apart); options at `at`.
+    #[inline(always)]
+    fn opts_diff(&self, first: &[u8], f: &[u8], at: usize) -> u64 {
+        let x = |o: usize| load8(first, o) ^ load8(f, o);
+        (x(at) & self.opt_mask[0]) | (x(at + 8) & self.opt_mask[1])
     }
 
     /// XOR of the first header's and the predicted next header's ID word and
@@ -99,9 +193,15 @@ impl Expect {
 
     /// True when the first 54 bytes of a fixed-layout TCP/IPv4 frame are the
     /// predicted next header: the first header `first` with the next ID, its
-    /// checksum and the next sequence (TCP checksum and urgent pointer aside).
+    /// checksum and the next sequence (TCP checksum and urgent pointer aside),
+    /// and its TCP options up to 16 bytes equal the first segment's.
     #[inline(always)]
-    pub(crate) fn tcp4_matches(&self, first: &[u8; MAX_HEADER], f: &[u8; 54], next: &Next) -> bool {
+    pub(crate) fn tcp4_matches(
+        &self,
+        first: &[u8; MAX_HEADER],
+        f: &[u8; TCP4_SPAN],
+        next: &Next,
+    ) -> bool {
         let x = |o: usize| load8(first, o) ^ load8(f, o);
         let (did, dc) = self.ip_deltas(0, first, 14, next);
         let dseq = next.first_seq ^ next.seq;
@@ -110,17 +210,17 @@ impl Expect {
         let d24 = x(24) ^ place(0, dc.to_be_bytes());
         let d38 = x(38) ^ place(0, dseq.to_be_bytes());
         let same = x(0) | x(8) | x(30) | (x(46) & TCP_TAIL);
-        (same | d16 | d24 | d38) == 0
+        (same | d16 | d24 | d38 | self.opts_diff(first, f, 54)) == 0
     }
 
     /// True when the first 104 bytes of a fixed-layout VXLAN frame are the
     /// predicted next header (outer UDP checksum, inner TCP checksum and
-    /// urgent pointer aside).
+    /// urgent pointer aside), options as in [`Self::tcp4_matches`].
     #[inline(always)]
     pub(crate) fn vxlan4_matches(
         &self,
         first: &[u8; MAX_HEADER],
-        f: &[u8; 104],
+        f: &[u8; VXLAN4_SPAN],
         next: &Next,
     ) -> bool {
         let x = |o: usize| load8(first, o) ^ load8(f, o);
@@ -136,7 +236,7 @@ impl Expect {
             | (x(88) ^ place(0, dseq.to_be_bytes()));
         let same = x(0) | x(8) | x(32) | x(48) | x(56) | x(80);
         let masked = (x(40) & SKIP_UDP_CSUM) | (x(96) & TCP_TAIL);
-        (varying | same | masked) == 0
+        (varying | same | masked | self.opts_diff(first, f, 104)) == 0
     }
 }
 
@@ -229,8 +329,8 @@ mod tests {
 
     /// The next segment's header as a sender builds it: IDs `+ count` (or
     /// fixed), checksums from scratch, sequence `seq`.
-    fn next_header(first: &[u8; MAX_HEADER], layout: Layout, n: &Next) -> [u8; 104] {
-        let mut h: [u8; 104] = first[..104].try_into().unwrap();
+    fn next_header(first: &[u8; MAX_HEADER], layout: Layout, n: &Next) -> [u8; VXLAN4_SPAN] {
+        let mut h: [u8; VXLAN4_SPAN] = first[..VXLAN4_SPAN].try_into().unwrap();
         let (ips, seq_at): (&[usize], usize) = match layout {
             Layout::Tcp4 => (&[14], 38),
             Layout::Vxlan4 => (&[14, 64], 88),
@@ -259,11 +359,11 @@ mod tests {
         e: &Expect,
         layout: Layout,
         first: &[u8; MAX_HEADER],
-        f: &[u8; 104],
+        f: &[u8; VXLAN4_SPAN],
         n: &Next,
     ) -> bool {
         match layout {
-            Layout::Tcp4 => e.tcp4_matches(first, f[..54].try_into().unwrap(), n),
+            Layout::Tcp4 => e.tcp4_matches(first, f[..TCP4_SPAN].try_into().unwrap(), n),
             Layout::Vxlan4 => e.vxlan4_matches(first, f, n),
         }
     }
@@ -275,7 +375,7 @@ mod tests {
                 for mul in [1usize, 7, 13] {
                     let first = first(layout, mul, ttl, id);
                     let mut e = Expect::EMPTY;
-                    e.start(&first, layout);
+                    e.start(&first, layout, layout.options() + 12, 1514, true);
                     for mode in [IdMode::Undecided, IdMode::Incrementing, IdMode::Fixed] {
                         for count in (1..=0xFFFFu16).step_by(97).chain([1, 2, 0xFFFF]) {
                             let n = next(&first, [mode; 2], count, 0x1000 + 1448 * count as u32);
@@ -294,26 +394,63 @@ mod tests {
     #[test]
     fn only_the_masked_bytes_may_differ() {
         for layout in [Layout::Tcp4, Layout::Vxlan4] {
-            let first = first(layout, 7, 64, 0x1213);
-            let mut e = Expect::EMPTY;
-            e.start(&first, layout);
-            let n = next(&first, [IdMode::Undecided; 2], 1, 0x1000 + 1448);
-            let f = next_header(&first, layout, &n);
-            let len = if layout == Layout::Tcp4 { 54 } else { 104 };
-            for at in 0..len {
-                let mut g = f;
-                g[at] ^= 0x10;
-                let may_differ = match layout {
-                    Layout::Tcp4 => (50..54).contains(&at),
-                    Layout::Vxlan4 => (40..42).contains(&at) || (100..104).contains(&at),
+            for opts in [0usize, 4, 8, 12, 16] {
+                let first = first(layout, 7, 64, 0x1213);
+                let mut e = Expect::EMPTY;
+                let payload = layout.options() + opts;
+                e.start(&first, layout, payload, 1514, true);
+                let n = next(&first, [IdMode::Undecided; 2], 1, 0x1000 + 1448);
+                let f = next_header(&first, layout, &n);
+                let span = match layout {
+                    Layout::Tcp4 => TCP4_SPAN,
+                    Layout::Vxlan4 => VXLAN4_SPAN,
                 };
-                assert_eq!(
-                    matches(&e, layout, &first, &g, &n),
-                    may_differ,
-                    "{layout:?} byte {at}"
-                );
+                for at in 0..span {
+                    let mut g = f;
+                    g[at] ^= 0x10;
+                    // Checksums and urgent pointer, and payload bytes past the
+                    // options, are not part of the prediction.
+                    let may_differ = at >= payload
+                        || match layout {
+                            Layout::Tcp4 => (50..54).contains(&at),
+                            Layout::Vxlan4 => (40..42).contains(&at) || (100..104).contains(&at),
+                        };
+                    assert_eq!(
+                        matches(&e, layout, &first, &g, &n),
+                        may_differ,
+                        "{layout:?} options {opts} byte {at}"
+                    );
+                }
             }
         }
+    }
+
+    #[test]
+    fn predicted_length_is_zero_when_no_segment_can_merge_by_prediction() {
+        let first = first(Layout::Tcp4, 3, 64, 7);
+        let mut e = Expect::EMPTY;
+        assert_eq!(e.len(), 0, "an empty flow predicts nothing");
+        for opts in [0usize, 12, 16] {
+            e.start(&first, Layout::Tcp4, 54 + opts, 1514, true);
+            assert_eq!(e.len(), 1514, "options {opts}");
+        }
+        // Options the two words do not cover: compared by the rules instead.
+        for opts in [20usize, 40] {
+            e.start(&first, Layout::Tcp4, 54 + opts, 1514, true);
+            assert_eq!(e.len(), 0, "options {opts}");
+        }
+        // No room for a second full-size segment.
+        e.start(&first, Layout::Tcp4, 66, 1514, false);
+        assert_eq!(e.len(), 0);
+        e.start(&first, Layout::Vxlan4, 116, 1564, true);
+        assert_eq!(e.len(), 1564);
+        e.keep_if(true);
+        assert_eq!(e.len(), 1564);
+        e.keep_if(false);
+        assert_eq!(e.len(), 0, "the room ran out");
+        e.start(&first, Layout::Tcp4, 66, 1514, true);
+        e.clear();
+        assert_eq!(e.len(), 0, "a layout the compare does not cover");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::vec::Vec;
 use proptest::prelude::*;
 
 use super::engine::Gro;
-use super::{GroConfig, SoftwareVerify, SuperPacket};
+use super::{DEFAULT_MAX_SIZE, GroConfig, SoftwareVerify, SuperPacket};
 use crate::csum::{self, Wsum};
 use crate::state::{CsumLevel, CsumMeta, CsumState};
 
@@ -66,7 +66,7 @@ fn spec() -> impl Strategy<Value = Spec> {
         ]),
         prop::sample::select(std::vec![
             0u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-            12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 10, 21
+            12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 10, 21, 22
         ]),
         0u8..4,
         prop::bool::ANY,
@@ -94,6 +94,8 @@ fn frame(s: Spec, st: &mut FlowState, salt: u8) -> (Vec<u8>, CsumMeta) {
     let opts: &[u8] = match s.mutate {
         7 => &[],
         6 => &[1, 1, 8, 10, 0, 0, 0, 9, 0, 0, 0, 2],
+        // Longer than the prediction's two option words: the rules compare them.
+        22 => &[1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 1, 1, 4, 2, 1, 1, 1, 1],
         _ => &[1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2],
     };
     let ip_opts: &[u8] = if s.mutate == 8 { &[1, 1, 1, 0] } else { &[] };
@@ -259,7 +261,7 @@ fn run(
     strict: bool,
     fast_off: bool,
 ) -> (Vec<Out>, std::string::String) {
-    let (out, stats, _) = run_counting(specs, sw, max_segs, strict, fast_off);
+    let (out, stats, _) = run_counting(specs, sw, max_segs, strict, fast_off, DEFAULT_MAX_SIZE);
     (out, stats)
 }
 
@@ -270,9 +272,11 @@ fn run_counting(
     max_segs: u16,
     strict: bool,
     fast_off: bool,
+    max_size: u32,
 ) -> (Vec<Out>, std::string::String, u64) {
     let mut cfg = GroConfig::new();
     cfg.max_segs = max_segs;
+    cfg.max_size = max_size;
     cfg.flush_age_ticks = 3;
     if strict {
         cfg.tunnel_policy = super::TunnelPolicy::Strict;
@@ -311,6 +315,18 @@ proptest! {
         let fast = run(&specs, sw, max_segs, strict, false);
         let general = run(&specs, sw, max_segs, strict, true);
         prop_assert_eq!(fast, general);
+    }
+
+    /// Small size limits: a flow's room for the next full-size segment runs
+    /// out (the prediction stops, the rules flush with `Oversize`) alike.
+    #[test]
+    fn fast_path_matches_general_path_under_small_size_limits(
+        specs in prop::collection::vec(spec(), 1..80),
+        max_size in prop::sample::select(std::vec![1600u32, 3000, 4600, 6000, 10_000]),
+    ) {
+        let fast = run_counting(&specs, true, 64, false, false, max_size);
+        let general = run_counting(&specs, true, 64, false, true, max_size);
+        prop_assert_eq!((fast.0, fast.1), (general.0, general.1));
     }
 }
 
@@ -453,8 +469,10 @@ fn bulk_stream_merges_by_prediction() {
         for state in [0u8, 1, 3] {
             for id_mode in [0u8, 1] {
                 let specs: Vec<Spec> = (0..10).map(|_| bulk(id_mode, state, vx)).collect();
-                let (out, stats, predicted) = run_counting(&specs, true, 64, false, false);
-                let (gout, gstats, none) = run_counting(&specs, true, 64, false, true);
+                let (out, stats, predicted) =
+                    run_counting(&specs, true, 64, false, false, DEFAULT_MAX_SIZE);
+                let (gout, gstats, none) =
+                    run_counting(&specs, true, 64, false, true, DEFAULT_MAX_SIZE);
                 assert_eq!((&out, &stats), (&gout, &gstats));
                 assert_eq!(none, 0, "the general path never predicts");
                 // VXLAN with a level-0 report takes the general path.
@@ -486,9 +504,70 @@ fn vxlan_with_outer_checksum_completes_alike() {
                     ..bulk(id_mode, 3, true)
                 })
                 .collect();
-            let (out, stats, predicted) = run_counting(&specs, true, 64, false, false);
+            let (out, stats, predicted) =
+                run_counting(&specs, true, 64, false, false, DEFAULT_MAX_SIZE);
             assert_eq!((out, stats), run(&specs, true, 64, false, true));
             assert!(predicted >= 3, "{last_flags:#x} {id_mode}: {predicted}");
         }
+    }
+}
+
+/// A bulk stream under a size limit that holds four full segments: the
+/// prediction merges until the room runs out, then the rules flush the flow
+/// with `Oversize` and start the next; fast and general engines alike.
+#[test]
+fn prediction_stops_where_the_size_limit_is_reached() {
+    for vx in [false, true] {
+        let specs: Vec<Spec> = (0..12).map(|_| bulk(0, 3, vx)).collect();
+        // Headers (IP to payload) + 4 payloads of 1448, and a few bytes more.
+        let headers = if vx {
+            20 + 8 + 8 + 14 + 20 + 32
+        } else {
+            20 + 32
+        };
+        let max_size = headers + 4 * 1448 + 100;
+        let (out, stats, predicted) = run_counting(&specs, true, 64, false, false, max_size);
+        let (gout, gstats, _) = run_counting(&specs, true, 64, false, true, max_size);
+        assert_eq!((&out, &stats), (&gout, &gstats));
+        let supers: Vec<(usize, &str)> = out
+            .iter()
+            .filter_map(|o| match o {
+                Out::Super { segs, reason, .. } => Some((segs.len(), reason.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            supers,
+            [(4, "Oversize"), (4, "Oversize"), (4, "PollEnd")],
+            "{vx}"
+        );
+        // Per flow of 4: the second to fourth segments merge by the
+        // prediction; the fifth does not fit, is not predicted, and the rules
+        // flush the flow with `Oversize` (without the room test it would be
+        // predicted too: 4 per flow).
+        assert_eq!(predicted, 9, "{vx}");
+    }
+}
+
+/// TCP options longer than the prediction's two words (20 bytes): every
+/// merge is by the rules, with the same result.
+#[test]
+fn long_options_merge_by_the_rules() {
+    for vx in [false, true] {
+        let specs: Vec<Spec> = (0..8)
+            .map(|_| Spec {
+                mutate: 22,
+                ..bulk(0, 3, vx)
+            })
+            .collect();
+        let (out, stats, predicted) =
+            run_counting(&specs, true, 64, false, false, DEFAULT_MAX_SIZE);
+        let (gout, gstats, _) = run_counting(&specs, true, 64, false, true, DEFAULT_MAX_SIZE);
+        assert_eq!((&out, &stats), (&gout, &gstats));
+        assert_eq!(predicted, 0, "{vx}");
+        let merged = out
+            .iter()
+            .any(|o| matches!(o, Out::Super { segs, .. } if segs.len() == 8));
+        assert!(merged, "{vx}: {out:?}");
     }
 }
