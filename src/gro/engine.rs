@@ -566,7 +566,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let Some(f) = self.flows.get_mut(slot as usize) else {
             return;
         };
-        let _ = f.segs.push(Segment {
+        f.segs.push(Segment {
             id,
             start,
             len: len as u16,
@@ -608,7 +608,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let Some(f) = self.flows.get_mut(slot as usize) else {
             return;
         };
-        let _ = f.segs.push(Segment {
+        f.segs.push(Segment {
             id,
             start,
             len: len as u16,
@@ -802,7 +802,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.vx4 = vx4;
         s.segs.clear();
         let len = p.payload_len();
-        let _ = s.segs.push(Segment {
+        s.segs.push(Segment {
             id,
             start: p.payload,
             len: len as u16,

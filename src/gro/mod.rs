@@ -32,6 +32,7 @@ mod flow;
 mod output;
 mod parse;
 mod reason;
+mod segs;
 
 pub use config::{
     DEFAULT_MAX_SIZE, GroConfig, GroKinds, MAX_HEADER, MAX_SEGS, SoftwareVerify, TunnelPolicy,

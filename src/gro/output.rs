@@ -3,10 +3,11 @@
 
 use core::fmt;
 
-use super::config::{MAX_HEADER, MAX_SEGS};
+use super::config::MAX_HEADER;
 use super::expect::Expect;
 use super::parse::{Encap, L4, Parsed, be16, fold_not};
 use super::reason::FlushReason;
+use super::segs::SegList;
 use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::consts::ipproto;
@@ -182,7 +183,7 @@ pub struct SuperPacket {
     pub(crate) born: u64,
     pub(crate) first_state: CsumState,
     pub(crate) first_flags: CsumFlags,
-    pub(crate) segs: heapless::Vec<Segment, MAX_SEGS>,
+    pub(crate) segs: SegList,
     pub(crate) hdr: [u8; MAX_HEADER],
 }
 
@@ -204,7 +205,7 @@ impl SuperPacket {
             payload: 0,
             end: 0,
         },
-        segs: heapless::Vec::new(),
+        segs: SegList::EMPTY,
         exp: Expect::EMPTY,
         room: 0,
         payload: 0,
@@ -236,7 +237,7 @@ impl SuperPacket {
     /// The segments in order.
     #[inline]
     pub fn segments(&self) -> &[Segment] {
-        &self.segs
+        self.segs.as_slice()
     }
 
     /// Number of segments (`gso_segs`; 1 means the packet left unchanged).
@@ -343,7 +344,7 @@ impl SuperPacket {
         let h = self.header();
         let (head, mut rest) = out.split_at_mut(h.len());
         head.copy_from_slice(h);
-        for s in self.segs.iter() {
+        for s in self.segs.as_slice() {
             let src = payload_of(s.id)
                 .and_then(|fr| fr.get(s.range()))
                 .ok_or(WriteError::MissingPayload { id: s.id })?;
