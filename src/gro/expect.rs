@@ -9,10 +9,11 @@
 //! next ID, its header checksum (computed, as the sender's `ip_send_check`
 //! does, from a per-flow word sum kept at insert) and the next sequence. The
 //! compare XORs the frame with the first header and the few field deltas in
-//! registers, so nothing is written per merge.
+//! registers, so no predicted header is written per merge (only whether the
+//! size limit leaves room for another segment, as the predicted length).
 //! A segment whose header equals it byte for byte (the TCP checksum and urgent
-//! pointer excepted, and a tunnel's outer UDP checksum), with the same frame
-//! length and the same TCP options, passes every rule `flow::can_merge`
+//! pointer excepted, and a tunnel's outer UDP checksum), with the predicted
+//! frame length and the same TCP options, passes every rule `flow::can_merge`
 //! checks and has a good IPv4 header checksum: it merges with no further test.
 //! Anything else (a short or flagged last segment, a changed TTL, a fixed-ID
 //! sender's second segment, a bad header checksum) simply does not match and
@@ -194,7 +195,8 @@ impl Expect {
     /// True when the first 54 bytes of a fixed-layout TCP/IPv4 frame are the
     /// predicted next header: the first header `first` with the next ID, its
     /// checksum and the next sequence (TCP checksum and urgent pointer aside),
-    /// and its TCP options up to 16 bytes equal the first segment's.
+    /// and its TCP options (the masked words of the next 16 bytes) equal the
+    /// first segment's.
     #[inline(always)]
     pub(crate) fn tcp4_matches(
         &self,
