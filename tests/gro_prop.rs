@@ -107,6 +107,7 @@ proptest! {
         let mut all: Vec<u32> = h.events.iter().flat_map(|e| e.ids()).collect();
         all.sort();
         prop_assert_eq!(all, (1..=total as u32).collect::<Vec<_>>());
+        prop_assert_eq!(h.gro.stats().packets, total as u64);
         // Payload per flow, in order.
         let mut got: Vec<Vec<u8>> = vec![Vec::new(); frames.len()];
         for e in &h.events {
@@ -176,6 +177,8 @@ proptest! {
         let mut all: Vec<u32> = h.events.iter().flat_map(|e| e.ids()).collect();
         all.sort();
         prop_assert_eq!(all, vec![1, 2, 3, 4]);
+        // Every packet is counted once as merged, new flow or passed up.
+        prop_assert_eq!(h.gro.stats().packets, 4);
         // Super-packets built only from unmutated frames must verify; a mutated
         // frame can only merge if its bytes still parse as the same flow and
         // its checksum was vouched for (Unnecessary/Partial claim it), so only

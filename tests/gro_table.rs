@@ -150,7 +150,7 @@ fn stats_add_up() {
     h.feed(b.frame());
     h.feed(c.frame());
     h.feed(d.frame());
-    let s = *h.gro.stats();
+    let s = h.gro.stats();
     assert_eq!(s.packets, 4);
     assert_eq!(s.merged, 2);
     assert_eq!(s.new_flows, 1);

@@ -158,14 +158,14 @@ impl Engine {
             *self.gro = Gro::new(gro_config(self.cfg, link));
         }
         let meta = state::receive(report.device()).meta;
-        let before = *self.gro.stats();
+        let before = self.gro.stats();
         let id = u32::try_from(frame).unwrap_or(u32::MAX);
         let v = self
             .gro
             .receive(bytes, id, meta, frame, &mut |sp: &SuperPacket| {
                 out.push(to_out(sp));
             });
-        let after = *self.gro.stats();
+        let after = self.gro.stats();
         let gro_sw = after.sw_bytes - before.sw_bytes;
         cost.sw_bytes += gro_sw;
         cost.fault |= after.csum_faults > before.csum_faults;

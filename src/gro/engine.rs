@@ -102,9 +102,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         &self.cfg
     }
 
-    /// Counters so far.
-    pub fn stats(&self) -> &GroStats {
-        &self.stats
+    /// Counters so far. `packets` is the sum of the three outcomes (every
+    /// packet is merged, starts a flow, or passes up), not counted apart.
+    pub fn stats(&self) -> GroStats {
+        GroStats {
+            packets: self.stats.merged + self.stats.new_flows + self.stats.passed_up,
+            ..self.stats
+        }
     }
 
     /// Number of held flows.
@@ -211,7 +215,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Verdict {
-        self.stats.packets += 1;
         let eth = self.cfg.link == LinkType::Ethernet;
         if eth && self.fast_on() {
             let v = if self.cfg.kinds.contains(GroKinds::TCP4) {
