@@ -475,8 +475,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     }
 
     /// The held flow whose predicted next segment ([`Expect`](super::expect::Expect))
-    /// is this fixed-layout TCP/IPv4 frame (same length and TCP options, room
-    /// for it), and the payload offset.
+    /// is this fixed-layout TCP/IPv4 frame (its predicted frame length, which
+    /// is 0 when the size limit leaves no room, and its header and TCP
+    /// options), and the payload offset.
     #[inline(always)]
     fn predicted_tcp4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; TCP4_SPAN] = f.get(..TCP4_SPAN)?.try_into().ok()?;
