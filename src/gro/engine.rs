@@ -570,14 +570,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let Some(f) = self.flows.get_mut(slot as usize) else {
             return;
         };
-        f.segs.push(Segment {
-            id,
-            start,
-            len: len as u16,
-        });
-        f.payload += len;
-        f.room -= len;
-        f.exp.keep_if(f.mss as u32 <= f.room);
+        f.append(id, start, len);
         f.id_mode = plan.id_mode;
         f.fin_psh |= plan.fin_psh;
         self.stats.merged += 1;
@@ -612,14 +605,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let Some(f) = self.flows.get_mut(slot as usize) else {
             return;
         };
-        f.segs.push(Segment {
-            id,
-            start,
-            len: len as u16,
-        });
-        f.payload += len;
-        f.room -= len;
-        f.exp.keep_if(f.mss as u32 <= f.room);
+        f.append(id, start, len);
         // Both modes in one store: the next compare reads them as one unit
         // (a wider load over a narrower fresh store stalls store forwarding).
         let [m0, m1] = f.id_mode;

@@ -47,9 +47,9 @@ impl Layout {
 
 /// Bytes of a fixed-layout frame the prediction compares: the headers up to
 /// the TCP options and the two option words.
-pub(crate) const TCP4_SPAN: usize = 54 + 16;
+pub(crate) const TCP4_SPAN: usize = Layout::Tcp4.options() + 16;
 /// [`TCP4_SPAN`] for the VXLAN layout.
-pub(crate) const VXLAN4_SPAN: usize = 104 + 16;
+pub(crate) const VXLAN4_SPAN: usize = Layout::Vxlan4.options() + 16;
 
 /// A host-order mask of the first `n` bytes of an 8-byte word (all for 8 up).
 const fn low_bytes(n: usize) -> u64 {
@@ -66,10 +66,7 @@ const OPT_MASKS: [[u64; 2]; 17] = {
     let mut t = [[0u64; 2]; 17];
     let mut n = 0;
     while n <= 16 {
-        t[n] = [
-            low_bytes(if n < 8 { n } else { 8 }),
-            low_bytes(n.saturating_sub(8)),
-        ];
+        t[n] = [low_bytes(n), low_bytes(n.saturating_sub(8))];
         n += 1;
     }
     t
@@ -212,7 +209,7 @@ impl Expect {
         let d24 = x(24) ^ place(0, dc.to_be_bytes());
         let d38 = x(38) ^ place(0, dseq.to_be_bytes());
         let same = x(0) | x(8) | x(30) | (x(46) & TCP_TAIL);
-        (same | d16 | d24 | d38 | self.opts_diff(first, f, 54)) == 0
+        (same | d16 | d24 | d38 | self.opts_diff(first, f, Layout::Tcp4.options())) == 0
     }
 
     /// True when the first 104 bytes of a fixed-layout VXLAN frame are the
@@ -238,7 +235,7 @@ impl Expect {
             | (x(88) ^ place(0, dseq.to_be_bytes()));
         let same = x(0) | x(8) | x(32) | x(48) | x(56) | x(80);
         let masked = (x(40) & SKIP_UDP_CSUM) | (x(96) & TCP_TAIL);
-        (varying | same | masked | self.opts_diff(first, f, 104)) == 0
+        (varying | same | masked | self.opts_diff(first, f, Layout::Vxlan4.options())) == 0
     }
 }
 

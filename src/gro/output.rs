@@ -99,16 +99,14 @@ bitflags::bitflags! {
 
 /// The IPv4 ID mode of one IP layer of a flow, decided by its second segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-// Values chosen so that "after a predicted segment" (Fixed stays, the others
-// become Incrementing) is one OR with 1 (`expect::mode_after_match`).
 pub enum IdMode {
     /// Only one segment so far (or IPv6).
     #[default]
-    Undecided = 0,
+    Undecided,
     /// The ID increases by one per segment.
-    Incrementing = 1,
+    Incrementing,
     /// The ID stays the same (`ip_fixedid`).
-    Fixed = 3,
+    Fixed,
 }
 
 /// Why [`SuperPacket::write_into`] could not write.
@@ -226,6 +224,21 @@ impl SuperPacket {
         older: u16::MAX,
         newer: u16::MAX,
     };
+
+    /// Appends a merged segment of `len` payload bytes at `start` of packet
+    /// `id`: the segment list, the payload and room counts, and the
+    /// prediction, which stays only while another full-size segment fits.
+    #[inline(always)]
+    pub(crate) fn append(&mut self, id: u32, start: u16, len: u32) {
+        self.segs.push(Segment {
+            id,
+            start,
+            len: len as u16,
+        });
+        self.payload += len;
+        self.room -= len;
+        self.exp.keep_if(self.mss as u32 <= self.room);
+    }
 
     /// Header bytes (frame start to the first payload byte), rewritten for the
     /// whole super-packet.

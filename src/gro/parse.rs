@@ -199,9 +199,8 @@ pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
 /// fixed TCP/IPv4 layout (one masked load and a byte).
 #[inline(always)]
 pub(crate) fn is_tcp4_lead(h: &[u8; 54]) -> bool {
-    // Bytes 12..15 (EtherType 0x0800, version/IHL 0x45) as one masked load.
-    let lead = u32::from_le_bytes([h[12], h[13], h[14], h[15]]);
-    lead & 0x00FF_FFFF == u32::from_le_bytes([0x08, 0x00, 0x45, 0]) && h[23] == ipproto::TCP
+    let lead = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
+    lead >> 8 == 0x0008_0045 && h[23] == ipproto::TCP
 }
 
 /// [`fast_tcp4_payload`] without the IPv4 header checksum: the fast path
