@@ -1,8 +1,13 @@
 //! Shared test support: packet builders (etherparse) and the soundness oracle.
 //!
-//! Use from an integration test with `mod support;` (each test file compiles
-//! it separately, so items unused by one file are allowed).
+//! Each test binary (tests/<group>/main.rs) declares it once; items unused by
+//! one binary are allowed.
 #![allow(dead_code)]
 
+pub mod encap;
+pub mod gro;
 pub mod oracle;
 pub mod packets;
+pub mod paravirt;
+pub mod tx;
+pub mod wire_gen;
