@@ -100,8 +100,9 @@ fn out(meta: CsumMeta, verdict: Verdict, reason: Reason, sw_bytes: usize) -> Tra
 /// In order: a UDP checksum 0 is "no checksum" (IPv4; IPv6 see
 /// [`ZeroUdp6`]) and still consumes a level; `Unnecessary` consumes one level
 /// (level 0 becomes `None`; ICMP is never covered by a level); a `Partial`
-/// whose start is at or after this layer trusts it; `DATA_VALID` is trusted; a `Complete` sum is checked against the pseudo-header; otherwise
-/// the layer is summed in software and the sum kept as `Complete`
+/// whose start is at or after this layer trusts it; `DATA_VALID` is trusted;
+/// a `Complete` sum is checked against the pseudo-header; otherwise the layer
+/// is summed in software and the sum kept as `Complete`
 /// (`COMPLETE_SW`) so no byte is summed twice. A `Complete` that fails while
 /// software passes is a [`Reason::DeviceChecksumFault`] (good packet).
 /// A good check sets `CSUM_VALID` (the layer at `l4` counts as verified in
