@@ -183,6 +183,21 @@ fn xen_flag_trust_does_not_cross_a_tunnel_without_outer_checksum() {
     assert_eq!((v.verdict, v.reason), (Verdict::Bad, Reason::BadChecksum));
 }
 
+/// Item 1: IP-in-IP has no tunnel header, so its pull stops at the outer
+/// `l4`; decap itself drops the flag.
+#[test]
+fn xen_flag_trust_does_not_cross_ip_in_ip() {
+    let mut inner = ip_tcp(false, &[0x66; 100]);
+    inner[20 + 16] ^= 0xA5;
+    let frame = wrap(&outer(Wrap::IpIp, false, false), &inner);
+    let sites = oracle::sites(&frame, Link::Ethernet);
+    assert_eq!(sites.len(), 1, "one TCP checksum, none at the outer layer");
+    assert!(!sites[0].correct);
+    let meta = xen_meta(&frame, XenCsum::Validated, XenTrust::Flag);
+    let v = decap_then_validate(&frame, meta);
+    assert_eq!((v.verdict, v.reason), (Verdict::Bad, Reason::BadChecksum));
+}
+
 /// Item 1 at the state level: `pull` keeps `DATA_VALID` up to the layer it
 /// speaks for and drops it once the pull goes past that layer.
 #[test]
@@ -448,5 +463,39 @@ fn complete_after_trim_to_zero_bytes_is_plus_zero() {
             &View::new(&b[..end], Link::RawIp, 28, 20).validated(),
             &t.meta,
         );
+    }
+}
+
+/// Found by the paravirt_xen property test while checking this work: a GSO
+/// slot of size 0 built by hand (not by `XenGso::parse`) divided by zero.
+/// Linux's `xenvif_set_skb_gso` refuses it ("GSO size must not be zero").
+#[test]
+fn xen_gso_size_zero_is_refused_not_a_panic() {
+    use netoffload::state::paravirt::virtio::GsoKind;
+    use netoffload::state::paravirt::xen::XenGso;
+    use netoffload::state::paravirt::{MetaErrorKind, MetaField};
+    let mut frame = eth_tcp(false, None, &[1; 100]);
+    let before = frame.clone();
+    let gso = XenGso {
+        kind: GsoKind::TcpV4,
+        size: 0,
+        features: 0,
+        more: false,
+    };
+    for csum in [XenCsum::Unknown, XenCsum::BlankValidated] {
+        let e = xen::to_meta(
+            csum,
+            &mut frame,
+            LinkType::Ethernet,
+            Some(gso),
+            XenTrust::Unnecessary,
+            SeedPolicy::Verify,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.field, e.kind),
+            (MetaField::XenGsoSize, MetaErrorKind::Zero)
+        );
+        assert_eq!(frame, before, "refused: nothing written");
     }
 }
