@@ -28,8 +28,8 @@
 //!   becomes `None` when it pointed into the outer headers.
 //! - `DATA_VALID` (a peer's "data validated") speaks for the outer checksum
 //!   only, like the level 0 Linux reads it as: validating the outer layer uses
-//!   it up, and the pull past the outer layer drops it, so it never vouches
-//!   for the inner packet. [`encap`] drops it likewise.
+//!   it up and the inner packet never has it (also behind IP-in-IP or GRE
+//!   without C, whose outer layer has no checksum). [`encap`] drops it likewise.
 //!
 //! A zero UDP checksum over IPv6 is refused unless the port is configured for
 //! zero-checksum mode (RFC 6935 / 6936, [`ZeroCsumPolicy`]).

@@ -25,8 +25,9 @@
 //!   checksum by any rule (a device level, a zero UDP checksum, a trusted
 //!   `Partial`, a `Complete` sum, software, or the flag itself; [`conntrack`]
 //!   looks without consuming), and it never crosses a tunnel layer: [`pull`]
-//!   past `layers.l4` (decapsulation), [`push`] before `layers.l2` and
-//!   [`encap`](crate::encap::encap) drop it.
+//!   past `layers.l4`, [`push`] before `layers.l2`, and the tunnel transitions
+//!   ([`decap`](crate::encap::decap), [`decap_nested`](crate::encap::decap_nested),
+//!   [`encap`](crate::encap::encap)) drop it.
 //! - `CSUM_BLANK`: the L4 field is not filled yet (only with `Partial`).
 //! - `CSUM_VALID`: the checksum of the layer at `layers.l4` counts as verified
 //!   in this pass (Linux `csum_valid`): it was checked (device `Unnecessary`
