@@ -12,8 +12,8 @@ use super::header::{detect, parse_inner, parse_tunnel};
 use super::tunnel::{InnerProto, OuterCsum, Tunnel};
 use crate::csum::Sum16;
 use crate::state::{
-    CsumMeta, CsumState, Packet, Reason, Refused, StateError, ValidateOptions, Verdict, ZeroUdp6,
-    pull, trim, try_convert, validate_with,
+    CsumFlags, CsumMeta, CsumState, Packet, Reason, Refused, StateError, ValidateOptions, Verdict,
+    ZeroUdp6, pull, trim, try_convert, validate_with,
 };
 use crate::wire::{ErrorKind, Field, Layer, Layers};
 
@@ -259,7 +259,7 @@ fn decap_inner(
         .map_err(|_| DecapError::BadContext { offset: inner.l3 })?;
     let t = trim(o.meta, &ipkt, inner.end).map_err(|r| refused(r, inner.end))?;
     sw += t.sw_bytes;
-    let meta = t.meta;
+    let meta = without_origin_word(t.meta);
     if let CsumState::Partial { .. } = input {
         reason = if matches!(meta.state(), CsumState::Partial { .. }) {
             DecapReason::PartialKept
@@ -274,6 +274,16 @@ fn decap_inner(
         sw_bytes: sw,
         reason,
     })
+}
+
+/// The inner packet's metadata without `DATA_VALID`: the origin spoke for the
+/// outermost checksum only (Linux reads it as level 0) and its word never
+/// crosses a tunnel, also one without an outer checksum (IP-in-IP, whose pull
+/// never goes past the outer `l4`).
+fn without_origin_word(meta: CsumMeta) -> CsumMeta {
+    let state = meta.state();
+    CsumMeta::new(state, meta.flags() - CsumFlags::DATA_VALID)
+        .unwrap_or(CsumMeta::from_state(state))
 }
 
 /// One step of [`decap_nested`].

@@ -26,6 +26,10 @@
 //! - A bad outer checksum is [`DecapError::BadOuterChecksum`]: drop the packet.
 //! - `Partial` (local origin) stays when it points into the inner packet and
 //!   becomes `None` when it pointed into the outer headers.
+//! - `DATA_VALID` (a peer's "data validated") speaks for the outer checksum
+//!   only, like the level 0 Linux reads it as: validating the outer layer uses
+//!   it up and the inner packet never has it (also behind IP-in-IP or GRE
+//!   without C, whose outer layer has no checksum). [`encap`] drops it likewise.
 //!
 //! A zero UDP checksum over IPv6 is refused unless the port is configured for
 //! zero-checksum mode (RFC 6935 / 6936, [`ZeroCsumPolicy`]).

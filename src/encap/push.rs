@@ -217,6 +217,8 @@ fn check_geneve_options(opts: &[u8]) -> Result<(), EncapError> {
 /// when the outer layer adds a checksum that counts (any UDP checksum, zero
 /// included; GRE with C), since levels count from the outermost; `Complete`
 /// becomes `None` (Linux treats `CHECKSUM_COMPLETE` on transmit as none).
+/// `DATA_VALID` is dropped: it spoke for the inner packet's first checksum
+/// and never crosses a tunnel layer.
 ///
 /// Receiver side: a receiver's `csum_level` must cover the outer UDP / GRE
 /// checksum first; [`decap`](super::decap) consumes that level again.
@@ -563,7 +565,10 @@ fn encap_inner(
         (CsumState::Unnecessary { level }, None) => CsumState::Unnecessary { level },
         (CsumState::None | CsumState::Complete { .. }, None) => CsumState::None,
     };
-    let flags = meta.flags() - CsumFlags::CSUM_VALID - CsumFlags::COMPLETE_SW;
+    // DATA_VALID spoke for the inner packet's first checksum; the outer
+    // checksum now comes first, so the origin's word does not cross.
+    let flags =
+        meta.flags() - CsumFlags::CSUM_VALID - CsumFlags::COMPLETE_SW - CsumFlags::DATA_VALID;
     let meta = CsumMeta::new(state, flags).map_err(EncapError::Meta)?;
     Ok(Encapsulated {
         start,

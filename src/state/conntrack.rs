@@ -1,9 +1,9 @@
 //! Netfilter conntrack's checksum decision (`nf_ip_checksum`, `nf_ip6_checksum`
 //! and the `nf_conntrack_proto_*` error handlers).
 
-use super::outcome::{Outcome, Reason, StateError, Transition, Verdict};
+use super::outcome::{Outcome, Reason, StateError, Transition};
 use super::packet::Packet;
-use super::types::{CsumMeta, CsumState};
+use super::types::CsumMeta;
 use super::validate::{Consume, ValidateOptions, ZeroUdp6, check};
 
 /// The netfilter hook a packet is at.
@@ -38,8 +38,10 @@ impl Default for ConntrackConfig {
 /// `nf_ip6_checksum` behind the L4 error handlers): checks only at
 /// [`Hook::PreRouting`] with the sysctl on. Never rejects a `Partial` or
 /// `CSUM_BLANK` packet for its blank field (the Xen 2005 bug): it is locally
-/// generated and trusted. `Unnecessary` and `DATA_VALID` are trusted without
-/// consuming a level; a UDP checksum 0 is accepted (v4 and v6, as `udp_error`);
+/// generated and trusted. The rules and reasons are [`validate`](super::validate)'s
+/// (one check, shared): a layer without a checksum (UDP checksum 0, v4 and v6
+/// as `udp_error`, or GRE without C) is `NoChecksum` whatever vouches for it;
+/// `Unnecessary` and `DATA_VALID` are trusted without consuming either;
 /// `Complete` is checked by arithmetic, `None` in software (the sum is kept as
 /// `Complete`, `COMPLETE_SW`, so later validation costs nothing).
 ///
@@ -59,18 +61,8 @@ pub fn conntrack(meta: CsumMeta, pkt: &Packet<'_>, hook: Hook, cfg: ConntrackCon
     if pkt.layers().fragment.is_fragment {
         return Ok(Outcome::same(meta, Reason::ConntrackFragment));
     }
-    // A Partial (CSUM_BLANK implies one) vouches for its own layer and every
-    // one before it; a layer after its start is checked like any other.
-    if let CsumState::Partial { start, .. } = meta.state()
-        && start >= pkt.layers().l4
-    {
-        return Ok(Outcome {
-            meta,
-            verdict: Verdict::Good,
-            reason: Reason::PartialTrusted,
-            sw_bytes: 0,
-        });
-    }
+    // The same rules as `validate`, in the same order (a layer without a
+    // checksum says so before a Partial vouches for it), without consuming.
     let opts = ValidateOptions {
         zero_udp6: ZeroUdp6::Accept,
     };

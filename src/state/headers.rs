@@ -2,9 +2,8 @@
 
 use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
 use super::packet::Packet;
-use super::sum::{remove, sum_at};
+use super::sum::{normalised, remove, sum_at};
 use super::types::{CsumFlags, CsumMeta, CsumState, PartialKind};
-use crate::csum::Wsum;
 
 fn rebuilt(meta: &CsumMeta, state: CsumState, flags: CsumFlags) -> CsumMeta {
     CsumMeta::new(state, flags).unwrap_or(CsumMeta::from_state(meta.state()))
@@ -16,7 +15,10 @@ fn rebuilt(meta: &CsumMeta, state: CsumState, flags: CsumFlags) -> CsumMeta {
 /// the rest, `csum_block_sub`); a `Partial` whose start is pulled past becomes
 /// `None` without `CSUM_BLANK` / `DATA_VALID` (the packet is being consumed
 /// locally, like Linux). `CSUM_VALID` is
-/// cleared: it named the layer that was current.
+/// cleared: it named the layer that was current. `DATA_VALID` is cleared once
+/// the pull goes past `layers.l4`: the origin's word was about that layer and
+/// never crosses into an inner packet (decapsulation). A sum left over only
+/// zero bytes is `+0`, as a fresh sum would be.
 ///
 /// After it, use `pkt.with_cur(pkt.cur() + len)`.
 ///
@@ -54,14 +56,16 @@ pub fn pull(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
         }
     };
     let mut flags = meta.flags() - CsumFlags::CSUM_VALID;
+    if new_cur > pkt.layers().l4 {
+        // The origin's word was about the layer at l4, now behind us: it
+        // never vouches for what follows (an inner packet after decap).
+        flags -= CsumFlags::DATA_VALID;
+    }
     let (state, reason, sw) = match meta.state() {
         CsumState::Complete { csum } => {
             let part = sum_at(pkt.bytes(), cur, cur, new_cur);
-            let rest = if new_cur == pkt.len() {
-                Wsum::ZERO // nothing left: exactly +0
-            } else {
-                remove(csum, part).shifted_by(len)
-            };
+            let rest = remove(csum, part).shifted_by(len);
+            let rest = normalised(rest, pkt.bytes().get(new_cur..).unwrap_or(&[]));
             (CsumState::Complete { csum: rest }, Reason::Pulled, len)
         }
         CsumState::Partial { start, .. } if start < new_cur => {
@@ -82,7 +86,9 @@ pub fn pull(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
 
 /// Pushes the `len` header bytes `[cur - len, cur)`, already written in the
 /// buffer: they become part of the current layer (Linux `skb_postpush_rcsum`).
-/// A `Complete` sum gains them; other states are unchanged. Clears `CSUM_VALID`.
+/// A `Complete` sum gains them; other states are unchanged. Clears `CSUM_VALID`,
+/// and `DATA_VALID` when the bytes lie before `layers.l2` (a new outer header:
+/// the origin's word never crosses an encapsulation).
 ///
 /// After it, use `pkt.with_cur(pkt.cur() - len)`.
 pub fn push(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
@@ -97,7 +103,12 @@ pub fn push(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
             },
         );
     };
-    let flags = meta.flags() - CsumFlags::CSUM_VALID;
+    let mut flags = meta.flags() - CsumFlags::CSUM_VALID;
+    if new_cur < pkt.layers().l2 {
+        // Headers in front of the parsed packet encapsulate it: the origin's
+        // word stays with the layer it was about, it never covers a new outer one.
+        flags -= CsumFlags::DATA_VALID;
+    }
     let (state, sw) = match meta.state() {
         CsumState::Complete { csum } => {
             let part = sum_at(pkt.bytes(), new_cur, new_cur, cur);
@@ -141,11 +152,8 @@ pub fn trim(meta: CsumMeta, pkt: &Packet<'_>, new_len: usize) -> Transition {
     let (state, sw) = match meta.state() {
         CsumState::Complete { csum } => {
             let tail = sum_at(pkt.bytes(), cur, new_len, len);
-            let csum = if new_len == cur {
-                Wsum::ZERO
-            } else {
-                remove(csum, tail)
-            };
+            let kept = pkt.bytes().get(cur..new_len).unwrap_or(&[]);
+            let csum = normalised(remove(csum, tail), kept);
             (CsumState::Complete { csum }, len - new_len)
         }
         CsumState::Partial {

@@ -10,12 +10,24 @@
 //!   outermost first, counting only those that exist (TCP; UDP including a
 //!   zero UDP checksum; GRE only with its C bit; SCTP CRC32c; never ICMP), are
 //!   correct.
-//! - `Complete { csum }`: `fold(csum) == fold(sum of bytes[cur..len])`.
+//! - `Complete { csum }`: `fold(csum) == fold(sum of bytes[cur..len])`,
+//!   literally: over only zero bytes the sum is `+0` (a removal that leaves
+//!   only zeros, where the kernel's `wsum_negate` arithmetic gives `-0`, is
+//!   normalised by [`pull`] and [`trim`]).
 //! - `Partial { start, offset, kind }`: the field at `start + offset` holds the
 //!   folded pseudo-header seed (CRC32c: anything, read as zero); summing from
 //!   `start` to the end and storing there yields a correct checksum. Locally
 //!   generated and trusted: it and every checksum before it count as verified.
-//! - `DATA_VALID`: the current layer's data is known good (origin's word).
+//! - `DATA_VALID`: the origin's word (Xen `data_validated`, virtio
+//!   `DATA_VALID`) that the checksum of the layer at `layers.l4` is correct:
+//!   exactly one checksum, as Linux reads it (`CHECKSUM_UNNECESSARY` level 0),
+//!   never an inner one. It is consumed when [`validate`] accounts for that
+//!   checksum by any rule (a device level, a zero UDP checksum, a trusted
+//!   `Partial`, a `Complete` sum, software, or the flag itself; [`conntrack`]
+//!   looks without consuming), and it never crosses a tunnel layer: [`pull`]
+//!   past `layers.l4`, [`push`] before `layers.l2`, and the tunnel transitions
+//!   ([`decap`](crate::encap::decap), [`decap_nested`](crate::encap::decap_nested),
+//!   [`encap`](crate::encap::encap)) drop it.
 //! - `CSUM_BLANK`: the L4 field is not filled yet (only with `Partial`).
 //! - `CSUM_VALID`: the checksum of the layer at `layers.l4` counts as verified
 //!   in this pass (Linux `csum_valid`): it was checked (device `Unnecessary`

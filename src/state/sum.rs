@@ -18,6 +18,19 @@ pub(crate) const fn remove(sum: Wsum, part: Wsum) -> Wsum {
     sum.negate().add(part).negate()
 }
 
+/// A `Complete` sum after bytes were taken out of it, for the bytes `rest`
+/// it now covers: `+0` when they are all zero. The kernel's `wsum_negate`
+/// removal gives `-0` there, while a fresh sum of zeros is `+0`; normalised
+/// so `fold(csum) == fold(sum of rest)` holds literally. Only a sum that folds
+/// to zero is looked at, and the scan stops at the first non-zero byte.
+pub(crate) fn normalised(sum: Wsum, rest: &[u8]) -> Wsum {
+    if csum::fold(sum).is_zero() && rest.iter().all(|&b| b == 0) {
+        Wsum::ZERO
+    } else {
+        sum
+    }
+}
+
 /// A byte rewrite under a `Complete` sum that starts at `base`: replaces
 /// `old` (at offset `at`) by `new` in the sum, for the bytes at or after `base`.
 pub(crate) fn rewrite_in_sum(sum: Wsum, base: usize, at: usize, old: &[u8], new: &[u8]) -> Wsum {

@@ -133,8 +133,9 @@ bitflags::bitflags! {
         /// The L4 checksum field is not filled yet (Xen `csum_blank`); it must be
         /// filled before a consumer that needs a real checksum.
         const CSUM_BLANK = 1 << 0;
-        /// The payload is known good even if the checksum field is blank
-        /// (Xen `data_validated`, virtio `DATA_VALID`).
+        /// The origin vouched for the checksum of the current L4 layer (Xen
+        /// `data_validated`, virtio `DATA_VALID`): one checksum, used up by its
+        /// validation and never carried across a tunnel layer.
         const DATA_VALID = 1 << 1;
         /// The current layer's checksum counts as verified in this pass
         /// (`skb->csum_valid`); on a trusted `Partial` the field may be blank.

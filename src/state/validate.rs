@@ -99,16 +99,20 @@ fn out(meta: CsumMeta, verdict: Verdict, reason: Reason, sw_bytes: usize) -> Tra
 ///
 /// In order: a UDP checksum 0 is "no checksum" (IPv4; IPv6 see
 /// [`ZeroUdp6`]) and still consumes a level; `Unnecessary` consumes one level
-/// (level 0 becomes `None`; ICMP is never covered by a level); `DATA_VALID` is
-/// trusted and consumed; a `Partial` whose start is at or after this layer
-/// trusts it; a `Complete` sum is checked against the pseudo-header; otherwise
-/// the layer is summed in software and the sum kept as `Complete`
+/// (level 0 becomes `None`; ICMP is never covered by a level); a `Partial`
+/// whose start is at or after this layer trusts it; `DATA_VALID` is trusted;
+/// a `Complete` sum is checked against the pseudo-header; otherwise the layer
+/// is summed in software and the sum kept as `Complete`
 /// (`COMPLETE_SW`) so no byte is summed twice. A `Complete` that fails while
 /// software passes is a [`Reason::DeviceChecksumFault`] (good packet).
 /// A good check sets `CSUM_VALID` (the layer at `l4` counts as verified in
 /// this pass, like Linux `csum_valid`): also on a trusted `Partial`, whose
 /// field may still be blank, because Linux sets `csum_valid` whenever
 /// `skb_csum_unnecessary` holds.
+///
+/// `DATA_VALID` vouches for this one checksum, like the level 0 Linux reads it
+/// as: whichever rule accounts for the layer (zero UDP, a level, a `Partial`,
+/// the flag, a sum) consumes it, so it never vouches for an inner layer.
 ///
 /// `pkt.cur()` may be before `l4` (header bytes and trailing padding are then
 /// taken out of a `Complete` sum, counted in `sw_bytes`), never after it.
@@ -174,6 +178,13 @@ pub(crate) fn check(
         Kind::Inet { counted, .. } => counted,
         Kind::Crc32c { .. } => true,
     };
+    // `DATA_VALID` speaks for this layer's checksum only (Linux reads it as
+    // `CHECKSUM_UNNECESSARY` level 0): every path below accounts for that
+    // checksum, so validation uses the flag up whichever path it takes.
+    let origin_vouches = flags.contains(CsumFlags::DATA_VALID);
+    if consume == Consume::Yes {
+        flags -= CsumFlags::DATA_VALID;
+    }
 
     if site.zero_udp(b) {
         if pkt.layers().net == Net::Ipv6 && opts.zero_udp6 == ZeroUdp6::Reject {
@@ -211,10 +222,7 @@ pub(crate) fn check(
         flags |= CsumFlags::CSUM_VALID;
         return out(with(state, flags), Verdict::Good, Reason::PartialTrusted, 0);
     }
-    if flags.contains(CsumFlags::DATA_VALID) {
-        if consume == Consume::Yes {
-            flags -= CsumFlags::DATA_VALID;
-        }
+    if origin_vouches {
         // A blank `Partial` field does not verify: trusted, but not CSUM_VALID.
         if !matches!(state, CsumState::Partial { .. }) {
             flags |= CsumFlags::CSUM_VALID;

@@ -29,9 +29,8 @@
 //! `levels_from` are correct (counted: TCP, UDP incl. checksum 0, GRE with C,
 //! SCTP; a claim beyond the last site is vacuous). `Complete{csum}`: fold of
 //! `csum` (host word order) equals the fold of the naive sum of
-//! `bytes[cur..]`, +0/-0 distinguished (except over non-empty all-zero bytes,
-//! where the kernel's own `wsum_negate` removal gives -0 and no check can
-//! tell). `Partial`: the field lies inside the
+//! `bytes[cur..]`, +0/-0 distinguished (all-zero bytes sum to +0).
+//! `Partial`: the field lies inside the
 //! packet; when `start` is the L4 header of a known site and `offset` its
 //! checksum field, filling a copy (ones-complement sum from `start`, or CRC32c
 //! with the field zeroed) makes that site correct. `CSUM_VALID`: the site at
@@ -421,10 +420,9 @@ pub fn check(v: &View<'_>, meta: &CsumMeta) -> Result<(), Unsound> {
             let claimed = fold_wire(csum);
             let rest = &v.bytes[v.cur.min(v.bytes.len())..];
             let actual = (!naive_sum(rest)).to_be_bytes();
-            // Over all-zero (non-empty) bytes, Linux's `wsum_negate` removal
-            // yields -0 where a fresh sum gives +0; no checksum check can see it.
-            let zero_ok = !rest.is_empty() && rest.iter().all(|&x| x == 0) && claimed == [0, 0];
-            if claimed != actual && !zero_ok {
+            // Literal: over all-zero bytes the sum must be +0 (a -0 left by
+            // `wsum_negate` removal is normalised by the crate).
+            if claimed != actual {
                 return Err(Unsound::CompleteMismatch {
                     claimed,
                     actual,

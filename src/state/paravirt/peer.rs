@@ -32,7 +32,9 @@ pub(crate) enum DataValidAs {
     Ignored,
 }
 
-/// The metadata for a peer's "data validated" bit, recorded as `how`.
+/// The metadata for a peer's "data validated" bit, recorded as `how`. Either
+/// way it covers one checksum, the outermost (Linux: `CHECKSUM_UNNECESSARY`
+/// level 0): validation of that layer uses it up and decapsulation drops it.
 pub(crate) fn data_valid_meta(how: DataValidAs) -> CsumMeta {
     let state = match how {
         DataValidAs::Level => CsumState::Unnecessary {

@@ -292,6 +292,14 @@ pub fn to_meta(
     trust: XenTrust,
     seed: SeedPolicy,
 ) -> Result<XenInbound, BoundaryError> {
+    // A slot built by hand rather than by `XenGso::parse` gets the same
+    // `xenvif_set_skb_gso` check (and no division by a zero size).
+    if gso.is_some_and(|g| g.size == 0) {
+        return Err(BoundaryError::new(
+            MetaField::XenGsoSize,
+            MetaErrorKind::Zero,
+        ));
+    }
     let force_partial = gso.is_some() && !csum.is_blank();
     if csum.is_blank() || force_partial {
         let setup = checksum_setup(frame, link)?;
