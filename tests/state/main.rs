@@ -17,6 +17,7 @@ mod paravirt_regressions;
 mod paravirt_scenarios;
 mod paravirt_virtio;
 mod paravirt_xen;
+mod soundness_regressions;
 mod state_oracle;
 mod state_props;
 mod state_rules;

@@ -6,7 +6,7 @@
 //! (tests/support/oracle.rs): the tests never take the library's word for
 //! which checksum is good.
 
-mod encap_support;
+use crate::support::encap as encap_support;
 
 use encap_support::oracle::{self, Link, Proto, View};
 use encap_support::{Outer, Wrap, eth_tcp, ip_tcp, naive_pseudo, naive_sum, wrap};
