@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nic = Device::new(Features::empty());
     let action = tx::decide(&ct.meta, &layers, None, &nic)?;
     assert!(matches!(action, TxAction::FillSoftware(_)), "{action:?}");
-    let sent = tx::fill(&mut frame, &layers, ct.meta, &action).map_err(|r| r.error)?;
+    let sent = tx::fill(&mut frame, &layers, ct.meta, &action)?;
     assert!(!sent.is_blank());
 
     // What reaches the wire verifies from scratch.
