@@ -17,6 +17,21 @@
 //! - [`gro`]: the coalescing engine.
 //! - [`tx`]: device features, transmit decisions, segmentation, batching.
 //!
+//! ## Where to start
+//!
+//! One runnable example per use case, each under 80 lines; each asserts its
+//! results (every checksum verified), so `cargo run --example NAME` is a test.
+//!
+//! | I have | I want | use | example |
+//! | --- | --- | --- | --- |
+//! | frames and per-frame checksum reports from a NIC's RX ring | fewer, bigger packets for the stack, with sound checksum state | [`state::receive`], [`gro::Gro`] in a poll loop, [`gro::SuperPacket::write_into`] + [`meta`](gro::SuperPacket::meta), [`state::deliver`] | `examples/nic_rx.rs` |
+//! | one `read()` from a TUN fd with `IFF_VNET_HDR` (virtio-net header + packet) | checked metadata, and wire-size segments of a GSO super-packet | [`VirtioNetHdr::parse`](state::paravirt::virtio::VirtioNetHdr::parse), [`to_meta`](state::paravirt::virtio::VirtioNetHdr::to_meta), [`tx::segment`] | `examples/tun_reader.rs` |
+//! | a packet with a device `CHECKSUM_COMPLETE` sum, to forward with NAT | TTL and address rewritten, the sum still usable | [`state::route`], [`state::nat`], [`state::validate`] | `examples/nat_hop.rs` |
+//! | a Xen guest frame with `csum_blank` | bridged, conntracked, sent on a NIC without offload with a correct checksum | [`xen::to_meta`](state::paravirt::xen::to_meta), [`state::bridge`], [`state::conntrack`], [`tx::decide`], [`tx::fill`] | `examples/xen_guest_tx.rs` |
+//! | outgoing packets with metadata, and a device's features | per-packet offload decisions, one doorbell per batch, software GSO where the device cannot | [`tx::decide`], [`tx::TxContext::from_action`], [`tx::TxRing`], [`tx::segment`] | `examples/tx_batch.rs` |
+//! | a GRO super-packet to write out as plain bytes (capture, a peer that checks) | every checksum filled | [`gro::SuperPacket::write_finished_into`] | `tests/gro_static.rs` |
+//! | a GRO table of thousands of flows | no stack overflow, no allocation | a `static` with the `const fn` [`gro::Gro::new`]; [`gro::Gro::reset`] in place | `tests/gro_static.rs` |
+//!
 //! ## Panic contract
 //!
 //! Every input from the wire or from a guest is untrusted. Untrusted bytes enter

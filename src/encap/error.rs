@@ -83,7 +83,7 @@ impl fmt::Display for DecapError {
                 field,
             } => write!(
                 f,
-                "bad outer {layer:?} checksum {field} at byte {offset}: dropped"
+                "the outer {layer} checksum {field} at byte {offset} is bad: the packet is dropped"
             ),
             DecapError::ZeroChecksumIpv6 { port } => write!(
                 f,
@@ -187,3 +187,5 @@ impl fmt::Display for EncapError {
 }
 
 impl core::error::Error for EncapError {}
+
+impl core::error::Error for Rejected {}

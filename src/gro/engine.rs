@@ -39,8 +39,33 @@ pub struct GroStats {
 ///
 /// Each flow keeps the first packet's header bytes (up to
 /// [`MAX_HEADER`](super::MAX_HEADER)), and the id and payload range of every
-/// segment: about 800 bytes per flow, so large tables belong in a `static` or
-/// a `Box`.
+/// segment: [`Gro::FLOW_BYTES`] = 915 bytes per flow on 64-bit targets
+/// (`size_of`, checked by `tests/gro_static.rs`), so 16,384 flows take about
+/// 15 MB. A table that large does not fit a thread stack (`Box::new(Gro::new(..))`
+/// builds the value on the stack first, and overflows an 8 MB one even
+/// optimised). Build it where it stays:
+///
+/// - in a `static` with the `const fn` [`Gro::new`]:
+///   `static GRO: Mutex<Gro<16384>> = Mutex::new(Gro::new(GroConfig::new()));`
+///   (built at compile time; the image carries it in its data section);
+/// - in memory that already holds a table (a pool slot, a `static` reused
+///   for another device), emptied and reconfigured in place by
+///   [`Gro::reset`], which needs one flow's worth of stack.
+///
+/// There is no initialiser from uninitialised memory (`&mut MaybeUninit<Gro>`):
+/// safe Rust fills a `MaybeUninit` only by moving a whole value into it, and
+/// that value passes through the stack even optimised (measured: a 16,384-flow
+/// table overflows a 2 MB stack in a release build). This module forbids
+/// `unsafe`; a caller with raw memory writes that one step itself.
+///
+/// # Frames stay alive while held
+///
+/// The engine tracks held frames by their `u32` id only (it keeps the first
+/// packet's header bytes, never payload). The caller keeps every held frame's
+/// bytes alive and unchanged until the super-packet holding it has been
+/// written ([`SuperPacket::write_into`] reads each segment's payload through
+/// its id); a frame whose `receive` returned `PassUp` is the caller's again at
+/// once.
 #[derive(Debug)]
 pub struct Gro<const FLOWS: usize> {
     cfg: GroConfig,
@@ -66,11 +91,30 @@ pub struct Gro<const FLOWS: usize> {
     pub(crate) predicted: u64,
 }
 
+impl GroStats {
+    /// All counters zero (`Default`, usable in `const` context).
+    pub const ZERO: GroStats = GroStats {
+        packets: 0,
+        merged: 0,
+        new_flows: 0,
+        passed_up: 0,
+        flushed: 0,
+        sw_bytes: 0,
+        csum_faults: 0,
+    };
+}
+
 impl<const FLOWS: usize> Gro<FLOWS> {
     const CHECK: () = assert!(FLOWS > 0 && FLOWS < NIL as usize, "FLOWS must be 1..65535");
 
-    /// An empty engine with `cfg`.
-    pub fn new(cfg: GroConfig) -> Self {
+    /// Bytes each flow slot adds to `size_of::<Gro<FLOWS>>()`: the flow
+    /// (header bytes, segment list, merge state), its in-use flag and its
+    /// hash bucket.
+    pub const FLOW_BYTES: usize = size_of::<SuperPacket>() + size_of::<bool>() + size_of::<u16>();
+
+    /// An empty engine with `cfg`; `const`, so a table can live in a `static`
+    /// (built at compile time, nothing runs at start-up).
+    pub const fn new(cfg: GroConfig) -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::CHECK;
         let mut g = Gro {
@@ -82,7 +126,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             oldest: NIL,
             newest: NIL,
             held: 0,
-            stats: GroStats::default(),
+            stats: GroStats::ZERO,
             size_limit: cfg.size_limit(),
             seg_limit: cfg.seg_limit(),
             #[cfg(test)]
@@ -90,11 +134,39 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             #[cfg(test)]
             predicted: 0,
         };
-        // Free list threaded through `next`.
-        for i in 0..FLOWS {
+        // Free list threaded through `next` (`while`: `for` is not `const`).
+        let mut i = 0;
+        while i < FLOWS {
             g.flows[i].next = if i + 1 < FLOWS { (i + 1) as u16 } else { NIL };
+            i += 1;
         }
         g
+    }
+
+    /// Empties the table in place and sets `cfg`, as a fresh [`Gro::new`]
+    /// would, one flow slot at a time (the stack holds at most one slot).
+    /// Held flows are dropped, not flushed: call [`Gro::flush_all`] first to
+    /// keep them. Counters restart at zero.
+    pub fn reset(&mut self, cfg: GroConfig) {
+        for (next, f) in (1..).zip(self.flows.iter_mut()) {
+            *f = SuperPacket::EMPTY;
+            f.next = if next < FLOWS { next as u16 } else { NIL };
+        }
+        self.used.fill(false);
+        self.buckets.fill(NIL);
+        self.free = 0;
+        self.oldest = NIL;
+        self.newest = NIL;
+        self.held = 0;
+        self.stats = GroStats::ZERO;
+        self.cfg = cfg;
+        self.size_limit = cfg.size_limit();
+        self.seg_limit = cfg.seg_limit();
+        #[cfg(test)]
+        {
+            self.fast_off = false;
+            self.predicted = 0;
+        }
     }
 
     /// The configuration.

@@ -13,7 +13,11 @@
 //! the engine keeps per flow only the first packet's header bytes and the
 //! segments' ids and payload ranges. It never copies payload and never
 //! allocates. Flushed flows come out as [`SuperPacket`] descriptors through a
-//! sink closure; [`SuperPacket::write_into`] builds the contiguous packet.
+//! sink closure; [`SuperPacket::write_into`] builds the contiguous packet
+//! (`CHECKSUM_PARTIAL`: the TCP/UDP field holds the pseudo-header seed, as
+//! Linux hands it up), [`SuperPacket::write_finished_into`] the same with
+//! every checksum filled. The caller keeps each held frame's bytes alive
+//! until the super-packet holding it is written: the engine has only its id.
 //!
 //! Checksums follow `NAPI_GRO_CB` bookkeeping (see `cb`): no segment joins a
 //! super-packet unless its checksum is vouched for by its state or verified

@@ -342,6 +342,19 @@ impl SuperPacket {
     /// Writes the contiguous super-packet into `buf` (header, then each
     /// segment's payload read through `payload_of(id)`, which returns that
     /// packet's whole frame). Returns the number of bytes written.
+    ///
+    /// The bytes are `CHECKSUM_PARTIAL`, as Linux hands a GRO packet up: for
+    /// two or more segments the TCP/UDP checksum field (and a VXLAN/GENEVE
+    /// outer UDP checksum, when the first packet had one) holds the
+    /// pseudo-header seed, not the checksum, and a GRE checksum is stale;
+    /// [`Self::meta`] says so (`Partial`, `CSUM_BLANK`). A reader that checks
+    /// the written bytes sees a bad checksum until it is filled: hand the
+    /// packet on with [`Self::meta`] (a stack or device fills it), or call
+    /// [`Self::write_finished_into`] for bytes whose every checksum is correct.
+    /// IPv4 header checksums are always correct.
+    ///
+    /// Every held frame's bytes must still be there, unchanged: the engine
+    /// kept only their ids (see [`Gro`](super::Gro)).
     pub fn write_into<'b, F>(&self, buf: &mut [u8], mut payload_of: F) -> Result<usize, WriteError>
     where
         F: FnMut(u32) -> Option<&'b [u8]>,
@@ -369,6 +382,62 @@ impl SuperPacket {
             rest = tail;
         }
         Ok(total)
+    }
+
+    /// Writes the super-packet as [`Self::write_into`] does, then fills in
+    /// every checksum it left as a seed or stale (innermost first, as
+    /// `skb_checksum_help` and the GSO tunnel code would), from the layer
+    /// offsets the engine already knows: no re-parse. Returns the bytes
+    /// written; the packet is then plain bytes with correct checksums
+    /// (`CHECKSUM_NONE` is always a sound state for it, and a segment that
+    /// joined was verified, so `Unnecessary` at the merged layers is too).
+    ///
+    /// A single packet (one segment) is written as it arrived; if it arrived
+    /// `Partial` (a local or virtio sender), its field is filled the same way.
+    pub fn write_finished_into<'b, F>(
+        &self,
+        buf: &mut [u8],
+        payload_of: F,
+    ) -> Result<usize, WriteError>
+    where
+        F: FnMut(u32) -> Option<&'b [u8]>,
+    {
+        let n = self.write_into(buf, payload_of)?;
+        if let Some(out) = buf.get_mut(..n) {
+            self.fill_checksums(out);
+        }
+        Ok(n)
+    }
+
+    /// Fills the seeded (or stale) checksum fields of the written packet
+    /// `out`: the TCP/UDP one, then a tunnel's outer UDP or GRE one, whose sum
+    /// covers the inner one.
+    fn fill_checksums(&self, out: &mut [u8]) {
+        if self.segs.len() <= 1 {
+            if let CsumState::Partial {
+                start,
+                offset,
+                kind: PartialKind::Inet,
+            } = self.first_state
+            {
+                fill_seeded(out, start, start + offset, self.p.l4kind == L4::Udp);
+            }
+            return;
+        }
+        let l4 = self.p.l4 as usize;
+        match self.p.l4kind {
+            L4::Tcp => fill_seeded(out, l4, l4 + 16, false),
+            L4::Udp => fill_seeded(out, l4, l4 + 6, true),
+        }
+        let enc = self.p.enc_off as usize;
+        if self.gso.contains(GsoType::UDP_TUNNEL_CSUM) {
+            fill_seeded(out, enc, enc + 6, true);
+        } else if self.gso.contains(GsoType::GRE_CSUM) {
+            // The GRE checksum covers the GRE header and what follows, with
+            // its own field zero, and no pseudo-header (RFC 2784).
+            set_bytes(out, enc + 4, [0, 0]);
+            fill_seeded(out, enc, enc + 4, false);
+        }
     }
 
     /// Rewrites the header for the merged length (the `*_gro_complete` chain).
@@ -583,6 +652,21 @@ impl SuperPacket {
 fn seed(hdr: &[u8], ip: super::parse::Ip, proto: u8, len: u32) -> [u8; 2] {
     let ps: Wsum = super::parse::pseudo(hdr, ip, proto, len);
     Sum16::from_raw(!csum::fold(ps).raw()).to_bytes()
+}
+
+/// Fills the checksum field at `field` of the bytes from `start` to the end
+/// of `out`, whose field holds the seed (the pseudo-header sum) or zero:
+/// their sum, folded and complemented (`skb_checksum_help`); a UDP result of
+/// zero is sent as all ones (RFC 768).
+fn fill_seeded(out: &mut [u8], start: usize, field: usize, udp: bool) {
+    let Some(covered) = out.get(start..) else {
+        return;
+    };
+    let mut check = csum::fold(csum::partial(covered, Wsum::ZERO));
+    if udp {
+        check = check.udp_mangle_zero();
+    }
+    set_bytes(out, field, check.to_bytes());
 }
 
 fn set16(b: &mut [u8], at: usize, v: u16) {

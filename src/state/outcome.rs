@@ -220,10 +220,13 @@ impl fmt::Display for StateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StateError::OutOfBounds { what, offset, len } => {
-                write!(f, "{what:?} at {offset} beyond packet of {len} bytes")
+                write!(
+                    f,
+                    "the {what} at byte {offset} lies beyond the packet of {len} bytes"
+                )
             }
             StateError::LayerNotHandled { transport } => {
-                write!(f, "layer {transport:?} not handled")
+                write!(f, "this transition does not handle a {transport:?} layer")
             }
             StateError::Fragment => write!(f, "IP fragment: L4 checksum not checkable"),
             StateError::CurPastLayer { cur, layer } => {
@@ -247,6 +250,22 @@ impl fmt::Display for StateError {
 }
 
 impl core::error::Error for StateError {}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Span::Cur => "current layer offset",
+            Span::Layers => "layer offset",
+            Span::ChecksumField => "checksum field",
+            Span::PartialField => "Partial checksum field",
+            Span::Pull => "pull length",
+            Span::Push => "push length",
+            Span::Trim => "trim length",
+            Span::IpHeader => "IP header field",
+            Span::Port => "port field",
+        })
+    }
+}
 
 impl From<MetaError> for StateError {
     fn from(e: MetaError) -> StateError {

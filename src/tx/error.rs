@@ -128,18 +128,18 @@ impl fmt::Display for TxError {
                 gso_type,
                 net,
                 transport,
-            } => write!(
-                f,
-                "gso type {gso_type:?} does not fit {net:?}/{transport:?}"
-            ),
+            } => {
+                write!(f, "gso type ")?;
+                gso_names(gso_type, f)?;
+                write!(f, " does not fit a {net:?} / {transport:?} packet")
+            }
             TxError::TunnelLayersMissing { gso_type } => {
-                write!(
-                    f,
-                    "gso type {gso_type:?} needs outer and inner layers together"
-                )
+                write!(f, "gso type ")?;
+                gso_names(gso_type, f)?;
+                write!(f, " needs outer and inner layers together")
             }
             TxError::TunnelMismatch { field } => {
-                write!(f, "tunnel does not match its gso type: {field:?}")
+                write!(f, "the tunnel does not match its gso type: {field}")
             }
             TxError::Fragment => write!(f, "an IP fragment cannot be segmented"),
             TxError::LengthFieldOverflow { length } => {
@@ -158,7 +158,7 @@ impl fmt::Display for TxError {
                 "segment {index} needs {needed} bytes, its buffer has {available}"
             ),
             TxError::SegmentIndexOutOfRange { index, count } => {
-                write!(f, "segment {index} of {count}")
+                write!(f, "segment index {index} is past the {count} segments")
             }
             TxError::Fill { error } => write!(f, "fill refused: {error}"),
             TxError::NotAFill => write!(f, "the action is not a software fill"),
@@ -167,6 +167,14 @@ impl fmt::Display for TxError {
 }
 
 impl core::error::Error for TxError {}
+
+/// A GSO type as its flag names (`TCPV4 | TCP_FIXEDID`), or `none`.
+fn gso_names(t: GsoType, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if t.is_empty() {
+        return f.write_str("none");
+    }
+    bitflags::parser::to_writer(&t, f)
+}
 
 /// The tunnel fact that disagrees with a segmentation request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -190,3 +198,22 @@ pub struct TxRefusal {
     /// Why.
     pub error: TxError,
 }
+
+impl fmt::Display for TunnelField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TunnelField::OuterTransport => "the outer transport is not the tunnel's",
+            TunnelField::GreChecksumBit => "the GRE C bit and GRE_CSUM disagree",
+            TunnelField::Type => "the type names both UDP and GRE tunnels, or no inner protocol",
+            TunnelField::InnerBounds => "the inner packet does not sit inside the outer one",
+        })
+    }
+}
+
+impl fmt::Display for TxRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (state kept: {})", self.error, self.meta.state())
+    }
+}
+
+impl core::error::Error for TxRefusal {}

@@ -167,25 +167,80 @@ impl ParseError {
     }
 }
 
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Layer::Ethernet => "Ethernet",
+            Layer::Vlan => "VLAN",
+            Layer::Ipv4 => "IPv4",
+            Layer::Ipv6 => "IPv6",
+            Layer::Ipv6Ext => "IPv6 extension",
+            Layer::Tcp => "TCP",
+            Layer::Udp => "UDP",
+            Layer::Sctp => "SCTP",
+            Layer::Icmp => "ICMP",
+            Layer::Gre => "GRE",
+            Layer::Vxlan => "VXLAN",
+            Layer::Geneve => "GENEVE",
+            Layer::Link => "link-layer",
+        })
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Field::Header => "header",
+            Field::EtherType => "EtherType",
+            Field::Version => "version",
+            Field::Ihl => "IHL",
+            Field::TotalLength => "total length",
+            Field::PayloadLength => "payload length",
+            Field::ExtLength => "extension header length",
+            Field::JumboLength => "Jumbo Payload length",
+            Field::DataOffset => "data offset",
+            Field::OptionLength => "option length",
+            Field::UdpLength => "length",
+            Field::GreFlags => "flags",
+            Field::GreVersion => "version",
+            Field::VxlanFlags => "flags",
+            Field::GeneveVersion => "version",
+            Field::GeneveOptLength => "option length",
+            Field::GeneveOption => "option's length",
+            Field::Nesting => "nesting",
+            Field::Checksum => "checksum",
+            Field::Key => "key",
+            Field::Sequence => "sequence number",
+            Field::Ack => "acknowledgment number",
+            Field::ExtHeader => "extension header",
+        })
+    }
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?} header at byte {}: ", self.layer, self.offset)?;
+        let (layer, field, at) = (self.layer, self.field, self.offset);
         match self.kind {
-            ErrorKind::Truncated { needed, available } => {
-                write!(f, "truncated: needs {needed} bytes, {available} available")
-            }
+            ErrorKind::Truncated { needed, available } => write!(
+                f,
+                "the {layer} header at byte {at} is cut short: it needs {needed} bytes, {available} are there"
+            ),
             ErrorKind::LengthBeyondBuffer { claimed, available } => write!(
                 f,
-                "{:?} claims {claimed} bytes, {available} available",
-                self.field
+                "the {layer} {field} {claimed} (header at byte {at}) claims more than the {available} bytes there"
             ),
-            ErrorKind::LengthTooSmall { value, min } => {
-                write!(f, "{:?} is {value} bytes, minimum {min}", self.field)
-            }
-            ErrorKind::Unsupported { value } => {
-                write!(f, "{:?} value {value:#x} not supported", self.field)
-            }
-            ErrorKind::TooDeep { limit } => write!(f, "more than {limit} nested headers"),
+            ErrorKind::LengthTooSmall { value, min } => write!(
+                f,
+                "the {layer} {field} {value} (header at byte {at}) is below the minimum {min}"
+            ),
+            ErrorKind::Unsupported { value } => write!(
+                f,
+                "the {layer} {field} {value:#x} (header at byte {at}) is not supported"
+            ),
+            ErrorKind::TooDeep { limit } => write!(
+                f,
+                "the {layer} header at byte {at} is nested more than {limit} deep"
+            ),
         }
     }
 }
@@ -206,7 +261,7 @@ impl fmt::Display for Absent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?} header carries no {:?} field",
+            "the {} header carries no {} field",
             self.layer, self.field
         )
     }

@@ -186,27 +186,117 @@ impl From<ParseError> for BoundaryError {
     }
 }
 
+impl fmt::Display for MetaField {
+    /// The field as the boundary's own documentation spells it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MetaField::HeaderBytes => "the metadata header",
+            MetaField::VirtioFlags => "virtio flags",
+            MetaField::VirtioGsoType => "virtio gso_type",
+            MetaField::VirtioHdrLen => "virtio hdr_len",
+            MetaField::VirtioGsoSize => "virtio gso_size",
+            MetaField::VirtioCsumStart => "virtio csum_start",
+            MetaField::VirtioCsumOffset => "virtio csum_offset",
+            MetaField::ChecksumSeed => "the checksum field's pseudo-header seed",
+            MetaField::XenFlags => "Xen netif flags",
+            MetaField::XenExtraType => "Xen extra-info type",
+            MetaField::XenExtraFlags => "Xen extra-info flags",
+            MetaField::XenGsoType => "Xen GSO type",
+            MetaField::XenGsoSize => "Xen GSO size",
+            MetaField::DpdkOlFlags => "DPDK ol_flags",
+            MetaField::DpdkLengths => "the DPDK header lengths",
+            MetaField::DpdkTsoSegsz => "DPDK tso_segsz",
+            MetaField::TpStatus => "AF_PACKET tp_status",
+            MetaField::Packet => "the packet's headers",
+            MetaField::State => "the checksum state",
+            MetaField::Gso => "the segmentation parameters",
+            MetaField::FrameBase => "the frame base",
+        })
+    }
+}
+
+impl MetaField {
+    /// Flag words and type codes read best in hex; offsets and sizes in decimal.
+    fn is_code(self) -> bool {
+        matches!(
+            self,
+            MetaField::VirtioFlags
+                | MetaField::VirtioGsoType
+                | MetaField::ChecksumSeed
+                | MetaField::XenFlags
+                | MetaField::XenExtraType
+                | MetaField::XenExtraFlags
+                | MetaField::XenGsoType
+                | MetaField::DpdkOlFlags
+                | MetaField::TpStatus
+        )
+    }
+}
+
 impl fmt::Display for BoundaryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}: ", self.field)?;
+        let field = self.field;
         match self.kind {
-            MetaErrorKind::Truncated { needed, available } => {
-                write!(f, "needs {needed} bytes, {available} available")
+            MetaErrorKind::Truncated { needed, available } => write!(
+                f,
+                "{field} needs {needed} bytes, but only {available} are there"
+            ),
+            MetaErrorKind::Unsupported { value } => {
+                write!(f, "{field} value {value:#x} is not supported")
             }
-            MetaErrorKind::Unsupported { value } => write!(f, "value {value:#x} not supported"),
-            MetaErrorKind::OutOfPacket { value, limit } => {
-                write!(f, "reaches byte {value}, packet ends at {limit}")
+            MetaErrorKind::OutOfPacket { value, limit } => write!(
+                f,
+                "{field} reaches byte {value}, past the packet's end at {limit}"
+            ),
+            MetaErrorKind::Mismatch { expected, found } if field.is_code() => write!(
+                f,
+                "{field} {found:#x} does not match the packet, which needs {expected:#x}"
+            ),
+            MetaErrorKind::Mismatch { expected, found } => write!(
+                f,
+                "{field} {found} does not match the packet, which needs {expected}"
+            ),
+            MetaErrorKind::Zero => write!(f, "{field} is 0, where 0 is meaningless"),
+            MetaErrorKind::TooLarge { value, max } => {
+                write!(f, "{field} {value} is larger than the maximum {max}")
             }
-            MetaErrorKind::Mismatch { expected, found } => {
-                write!(f, "is {found:#x}, the packet says {expected:#x}")
+            MetaErrorKind::Forbidden(rule) => {
+                write!(f, "{field} breaks a protocol rule: {rule}")
             }
-            MetaErrorKind::Zero => write!(f, "must not be zero"),
-            MetaErrorKind::TooLarge { value, max } => write!(f, "{value} exceeds {max}"),
-            MetaErrorKind::Forbidden(rule) => write!(f, "forbidden: {rule:?}"),
-            MetaErrorKind::Parse(e) => write!(f, "packet does not parse: {e}"),
+            MetaErrorKind::Parse(e) => write!(f, "{field} could not be parsed: {e}"),
         }
     }
 }
 
-#[cfg(feature = "std")]
+impl fmt::Display for Rule {
+    /// The rule as a clause.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rule::RscInfoOnTransmit => "a driver must not set RSC_INFO on transmit",
+            Rule::RscInfoNotNegotiated => "RSC_INFO without VIRTIO_NET_F_RSC_EXT negotiated",
+            Rule::DataValidOnTransmit => "DATA_VALID from a driver is refused by policy",
+            Rule::GsoWithoutNeedsCsum => "a GSO type needs NEEDS_CSUM (csum_blank)",
+            Rule::EcnWithUdp => "ECN cannot go with a UDP GSO type",
+            Rule::StartBeforeTransport => "csum_start lies before the transport header",
+            Rule::GsoStartNotTransport => "GSO needs csum_start at the transport header",
+            Rule::GsoOnFragment => "an IP fragment cannot carry GSO",
+            Rule::TooManySegments => "the payload makes more than UDP_MAX_SEGMENTS segments",
+            Rule::SctpNeedsCrc32c => "SCTP needs CRC32c, not an Internet checksum",
+            Rule::Crc32cNotExpressible => "a CRC32c Partial cannot be expressed here",
+            Rule::BlankWithoutOffsets => "a blank checksum field needs its offsets",
+            Rule::GsoWithoutChecksumState => "GSO needs a Partial or validated state",
+            Rule::PartialNotAtTransport => {
+                "the peer can only re-derive a Partial at a plain TCP/UDP header"
+            }
+            Rule::BlankOnUnsupportedProtocol => {
+                "a blank checksum is only possible on plain TCP or UDP"
+            }
+            Rule::GsoTypeNotExpressible => "this GSO type cannot be carried here",
+            Rule::InvalidStatus => "both checksum status bits set mean invalid",
+            Rule::SegmentationWithoutChecksum => "segmentation needs a checksum request",
+            Rule::StartBeforeFrame => "the Partial start lies before the frame",
+        })
+    }
+}
+
 impl core::error::Error for BoundaryError {}
