@@ -10,6 +10,7 @@ mod gro_csum;
 mod gro_prop;
 mod gro_regress;
 mod gro_rules;
+mod gro_static;
 mod gro_table;
 mod gro_tunnels;
 mod gro_udp;

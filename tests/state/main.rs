@@ -10,6 +10,7 @@ mod encap_decap;
 mod encap_errors;
 mod encap_pcap;
 mod encap_roundtrip;
+mod error_display;
 mod fuzz_regressions;
 mod paravirt_afpacket;
 mod paravirt_dpdk;
