@@ -49,6 +49,21 @@
 //! the same report leaves `None` and the inner TCP segment is summed in software.
 //! A tunnel-aware device reporting `Unnecessary { 1 }` leaves `Unnecessary { 0 }`
 //! for the inner TCP checksum.
+//!
+//! # Files
+//!
+//! `config.rs` ([`EncapConfig`]: ports, depth, zero-checksum policy),
+//! `header.rs` ([`detect`], [`parse_tunnel`], [`parse_inner`]: the header
+//! checks of `vxlan_rcv`, `geneve_rx`, `gre_parse_header`, `ipip_rcv` over the
+//! wire room's views), `tunnel.rs` ([`Tunnel`]: kind, outer offsets, VNI,
+//! options, key, [`OuterCsum`]), `decap.rs` (the receive steps; no checksum
+//! arithmetic of its own), `push.rs` ([`encap()`]), `lco.rs` ([`lco_csum`]).
+//!
+//! Cost: with `None` and a non-zero outer checksum the tunnel header bytes
+//! (30 to 50) are summed twice, once in the outer segment and once when
+//! pulled: the price of composing the state transitions. Not done: GRE in UDP
+//! (port 4754); a non-IP inner frame (ARP in VXLAN) is refused with
+//! [`DecapError::InnerNotIp`].
 #![forbid(unsafe_code)]
 
 mod config;
