@@ -42,6 +42,12 @@
 //! [`csum::partial_copy`] with slices of different lengths, exactly like
 //! `copy_from_slice`.
 //!
+//! ## Cargo features
+//!
+//! - `std` (off by default): conveniences for hosted users only (`std`
+//!   error-trait impls); the library itself never needs `std` and never
+//!   allocates. docs.rs builds with every feature on.
+//!
 //! ## Unsafe
 //!
 //! `unsafe` appears only in the SIMD / CPU-feature kernels under `csum::arch`;

@@ -23,6 +23,24 @@
 //! reduction. It keeps the raw-sum invariant, so the `Wsum` is still identical.
 //!
 //! `unsafe` lives only in the private `arch` module (the SIMD kernels).
+//!
+//! # Files
+//!
+//! - `types.rs`: [`Wsum`] (`__wsum`) and [`Sum16`] (`__sum16`, wire bytes).
+//! - `mod.rs`: the public contract: [`partial`], [`partial_copy`], [`fold`],
+//!   [`ipv4_header`] (`ip_fast_csum`), [`pseudo_v4`] / [`pseudo_v6`]
+//!   (`csum_tcpudp_nofold`, `csum_ipv6_magic` unfolded), [`replace`] and its
+//!   fixed-size forms (`csum_replace2/4`, `inet_proto_csum_replace4/16`,
+//!   RFC 1624 eq. 3), [`replace_seed`] (the `CHECKSUM_PARTIAL` seed) and
+//!   [`replace_in_sum`] (the `CHECKSUM_COMPLETE` sum), and the level controls.
+//! - `level.rs`: [`Level`], [`CrcLevel`], [`Unsupported`].
+//! - `scalar.rs`: the portable reference sum and the raw-sum fold.
+//! - `crc.rs`: CRC32c slice-by-8, GF(2) arithmetic modulo the Castagnoli
+//!   polynomial, [`crc32c_combine`] in `O(log n)`.
+//! - `arch/`: CPU detection, dispatch and the SIMD kernels; each kernel's
+//!   module docs prove its carry bounds. Non-x86-64 targets compile only the
+//!   scalar and table paths. Design notes and kernel choices:
+//!   `docs/perf/csum.md`.
 #![deny(unsafe_code)]
 
 mod arch;

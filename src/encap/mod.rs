@@ -1,7 +1,7 @@
 //! Tunnels (VXLAN, GENEVE, GRE, IP-in-IP): decapsulation and encapsulation as
 //! checksum-state transitions. Uses `state`, `csum` and `wire`.
 //!
-//! # Receive: [`decap`] and [`decap_nested`]
+//! # Receive: [`decap()`] and [`decap_nested`]
 //!
 //! A tunnel is found at the outer transport layer ([`detect`]): UDP to a VXLAN
 //! port (RFC 7348, 4789 and configurable) or the GENEVE port (RFC 8926, 6081),
@@ -13,7 +13,7 @@
 //! - `Unnecessary { level }` MUST consume one level for an outer UDP checksum,
 //!   zero or not, and for a GRE checksum (C bit); none for IP-in-IP or GRE
 //!   without C (Linux `__skb_checksum_validate_needed` with `zero_okay`; the
-//!   contract in DESIGN.md 4 counts a zero UDP checksum). Level 0 consumed on a
+//!   soundness contract of [`state`](crate::state) counts a zero UDP checksum). Level 0 consumed on a
 //!   zero checksum leaves `None`: the inner checksum is computed in software
 //!   (the 82599 case). Level 0 consumed on a non-zero checksum converts to
 //!   `Complete { !pseudo }` (`skb_checksum_try_convert`), so the inner check is free.
@@ -48,11 +48,26 @@
 //!
 //! IPv4 -> UDP (non-zero checksum) -> VXLAN -> Ethernet -> IPv4 -> TCP. An
 //! 82599-like device verifies only the outer UDP checksum: `Unnecessary { 0 }`.
-//! [`decap`] consumes level 0 and converts to `Complete`; validating the inner
+//! [`decap()`] consumes level 0 and converts to `Complete`; validating the inner
 //! TCP checksum then costs only the pseudo-header. With a zero outer checksum
 //! the same report leaves `None` and the inner TCP segment is summed in software.
 //! A tunnel-aware device reporting `Unnecessary { 1 }` leaves `Unnecessary { 0 }`
 //! for the inner TCP checksum.
+//!
+//! # Files
+//!
+//! `config.rs` ([`EncapConfig`]: ports, depth, zero-checksum policy),
+//! `header.rs` ([`detect`], [`parse_tunnel`], [`parse_inner`]: the header
+//! checks of `vxlan_rcv`, `geneve_rx`, `gre_parse_header`, `ipip_rcv` over the
+//! wire room's views), `tunnel.rs` ([`Tunnel`]: kind, outer offsets, VNI,
+//! options, key, [`OuterCsum`]), `decap.rs` (the receive steps; no checksum
+//! arithmetic of its own), `push.rs` ([`encap()`]), `lco.rs` ([`lco_csum`]).
+//!
+//! Cost: with `None` and a non-zero outer checksum the tunnel header bytes
+//! (30 to 50) are summed twice, once in the outer segment and once when
+//! pulled: the price of composing the state transitions. Not done: GRE in UDP
+//! (port 4754); a non-IP inner frame (ARP in VXLAN) is refused with
+//! [`DecapError::InnerNotIp`].
 #![forbid(unsafe_code)]
 
 mod config;

@@ -48,14 +48,14 @@
 //! | function | Linux |
 //! | --- | --- |
 //! | [`receive`] | driver RX (`ixgbe_rx_checksum`, `mlx5e_handle_csum`) |
-//! | [`validate`], [`deliver`] | `__skb_checksum_validate`, `__skb_checksum_complete`, `sctp_rcv_checksum` |
+//! | [`validate()`], [`deliver`] | `__skb_checksum_validate`, `__skb_checksum_complete`, `sctp_rcv_checksum` |
 //! | [`try_convert`] | `skb_checksum_try_convert` |
 //! | [`pull`], [`push`], [`trim`] | `skb_postpull_rcsum`, `skb_postpush_rcsum`, `pskb_trim_rcsum` |
 //! | [`bridge`], [`route`], [`check_ipv4_header`] | `br_forward`, `ip_forward` + `ip_decrease_ttl`, `ip_fast_csum` |
-//! | [`nat`] | `inet_proto_csum_replace4/16/2` |
-//! | [`conntrack`] | `nf_ip_checksum` / `nf_ip6_checksum` + L4 error handlers |
+//! | [`nat()`] | `inet_proto_csum_replace4/16/2` |
+//! | [`conntrack()`] | `nf_ip_checksum` / `nf_ip6_checksum` + L4 error handlers |
 //! | [`checksum_setup`] | `skb_checksum_setup` (Xen `csum_blank` without offsets) |
-//! | [`fill`] | `skb_checksum_help`, `skb_crc32c_csum_help` |
+//! | [`fill()`] | `skb_checksum_help`, `skb_crc32c_csum_help` |
 //!
 //! # Example: a guest's blank checksum through a bridge and conntrack to a
 //! device without offload (the Xen 2005 scenario)

@@ -5,12 +5,12 @@
 //!
 //! 1. The device's [`Features`] (stacked devices: [`Features::stacked`],
 //!    [`Features::bridge`]) and limits make a [`Device`].
-//! 2. [`decide`] maps the packet's [`CsumMeta`](crate::state::CsumMeta),
+//! 2. [`decide()`] maps the packet's [`CsumMeta`](crate::state::CsumMeta),
 //!    layers and GSO request to a [`TxAction`] with its reason
 //!    (`validate_xmit_skb`): offload, CRC offload, fill in software
-//!    ([`fill`]), segment first ([`segment`]) or nothing to do. A `csum_blank`
+//!    ([`fill()`]), segment first ([`segment()`]) or nothing to do. A `csum_blank`
 //!    packet always leaves filled or offloaded.
-//! 3. A [`TxAction::Segment`] is carried out by [`segment`] (TCP over IPv4/IPv6,
+//! 3. A [`TxAction::Segment`] is carried out by [`segment()`] (TCP over IPv4/IPv6,
 //!    UDP GSO, IPv6 BIG TCP jumbograms) or [`segment_tunnel`] (VXLAN, GENEVE and
 //!    other UDP tunnels, GRE) into caller buffers; each segment's checksum is
 //!    computed fused with the copy or left `Partial` for the device.
@@ -20,6 +20,37 @@
 //!
 //! Every refusal is a [`TxError`] naming the field or limit; nothing is
 //! written on error.
+//!
+//! # Files
+//!
+//! - `features.rs`: [`Features`] (`NETIF_F_*`) and their algebra, as the
+//!   kernel's `netdev_intersect_features`, `netdev_increment_features`,
+//!   `netdev_fix_features`, `harmonize_features` and the bridge's
+//!   recomputation.
+//! - `gso.rs`: [`GsoType`] (`SKB_GSO_*`, the same type GRO emits, so a GRO
+//!   descriptor goes to [`decide()`] unchanged), [`required_features`]
+//!   (`net_gso_ok`), [`GsoInfo`], [`GsoLimits`].
+//! - `decide.rs`: [`decide()`], modelling `validate_xmit_skb`,
+//!   `netif_needs_gso` and `skb_csum_hwoffload_help`. Stricter than Linux in
+//!   one place: `IP_CSUM` / `IPV6_CSUM` offload needs the TCP/UDP field at the
+//!   transport header. Inside tunnels only `HW_CSUM` offloads the inner
+//!   checksum.
+//! - `fill.rs`: [`fill()`] carries out a software fill through
+//!   [`state::fill`](crate::state::fill) (the only fill), after checking the
+//!   decision's offsets and trimming Ethernet padding.
+//! - `segment.rs`: [`plan`] / [`segment()`] / [`segment_one`] (TCP over IPv4 and
+//!   IPv6, UDP GSO, IPv6 BIG TCP jumbograms without their Hop-by-Hop header,
+//!   as `ipv6_gso_segment` does) and [`plan_tunnel`] / [`segment_tunnel`] (UDP
+//!   tunnels, GRE, IP in IP). Per segment: IP lengths, IDs, header checksum,
+//!   TCP sequence and flags (FIN/PSH only on the last, CWR only on the first
+//!   unless AccECN), UDP length; the L4 checksum left `Partial` or computed
+//!   fused with the payload copy; outer UDP and GRE checksums from the headers
+//!   alone, `lco_csum` style. N segments -> the super-packet GRO builds -> the
+//!   N originals, byte for byte.
+//! - `planner.rs`: [`RingConfig`], [`RingConfig::prep`] and [`TxRing`]: a
+//!   prefix of a batch enqueued, one doorbell per batch, a context descriptor
+//!   only when the offload context changes, the queue stopped while a
+//!   worst-case packet might not fit and woken at the threshold.
 #![forbid(unsafe_code)]
 
 mod decide;

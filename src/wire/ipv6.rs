@@ -2,7 +2,7 @@
 //!
 //! The checked constructor applies `ipv6_rcv()`'s rules: version 6, 40 bytes,
 //! payload length within the buffer. A payload length of 0 is accepted here
-//! (a Jumbo Payload option may give the real length; [`parse`](super::parse)
+//! (a Jumbo Payload option may give the real length; [`parse`](super::parse())
 //! resolves it).
 
 use zerocopy::network_endian::{U16, U32};

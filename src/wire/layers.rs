@@ -1,4 +1,4 @@
-//! The result of [`parse`](super::parse): where each layer starts and what it is.
+//! The result of [`parse`](super::parse()): where each layer starts and what it is.
 
 /// How the buffer begins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,8 +1,47 @@
-//! Zero-copy, bounds-checked header views and the layer walker [`parse`].
+//! Zero-copy, bounds-checked header views and the layer walker [`parse()`].
 //!
 //! Every view has a checked constructor that returns a [`ParseError`] naming the
 //! layer, the field and the offset; after it succeeds no accessor panics.
 //! Read by every other room; imports none of them.
+//!
+//! # Shape
+//!
+//! One file per protocol. Each header has a `#[repr(C)]` zerocopy struct of its
+//! fixed part (network-endian fields), a checked read-only view
+//! (`XxxHeader::new_checked(&[u8])`, e.g. [`Ipv4Header::new_checked`]) and,
+//! where other rooms rewrite fields, a writable view (`XxxHeaderMut`) with
+//! setters. Field offsets are named constants of each protocol module
+//! ([`tcp::CHECKSUM_OFFSET`], [`ipv4::TOTAL_LEN_OFFSET`], ...): no other room
+//! writes a bare header offset.
+//!
+//! # Invariants
+//!
+//! - A constructor checks every length the header declares (IHL, total length,
+//!   data offset, UDP length, GRE flags, GENEVE option length and every GENEVE
+//!   option) against the slice it got; afterwards optional fields come back as
+//!   `Option`.
+//! - Setters never change a header's length (IHL, data offset, GRE flags and
+//!   GENEVE option length are read-only), so a writable view cannot invalidate
+//!   its own check. Writing an optional field the header lacks returns
+//!   [`Absent`] and writes nothing.
+//! - A [`ParseError`]'s offset is the faulty header's (or option's) first byte:
+//!   views report offsets relative to their slice, [`parse()`] moves them to the
+//!   buffer it was given ([`ParseError::at`]).
+//!
+//! # The walk
+//!
+//! [`parse()`] / [`parse_ip_at`] walk Ethernet, up to [`MAX_VLAN_TAGS`] VLAN
+//! tags, IPv4 or IPv6, up to [`MAX_EXT_HEADERS`] extension headers and the
+//! transport header, and return [`Layers`] with
+//! `l2 <= l3 < l4 <= payload <= end <= len`. `end` comes from the IP length,
+//! so Ethernet padding is never part of the datagram, and transport headers
+//! are checked against `end`. The pseudo-header address offsets follow the
+//! final destination of a routing header with segments left (RFC 8200 8.1)
+//! and a Home Address option (RFC 6275). A non-first fragment ends the walk
+//! without a transport header. TCP options are not validated by [`parse()`]
+//! (Linux ignores malformed ones); [`TcpHeader::validate_options`] is there
+//! for callers that care. The Linux functions each check models are listed
+//! in the `parse` module's source docs.
 #![forbid(unsafe_code)]
 
 mod cast;

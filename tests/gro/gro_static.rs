@@ -7,11 +7,9 @@
 //! one `size_of` gives. `SuperPacket::write_finished_into` leaves every
 //! checksum correct by the independent oracle (`tests/support/oracle.rs`),
 //! where `write_into` leaves the seed.
-#[path = "gro_support.rs"]
-mod gro_support;
-#[path = "support/oracle.rs"]
-#[allow(dead_code)]
-mod oracle;
+
+use crate::support::gro as gro_support;
+use crate::support::oracle;
 
 use std::collections::HashMap;
 use std::mem::size_of;
@@ -28,7 +26,7 @@ const BIG: usize = 16_384;
 static TABLE: Mutex<Gro<BIG>> = Mutex::new(Gro::new(GroConfig::new()));
 
 /// The source of `Gro`'s docs, which state the per-flow cost.
-const GRO_DOCS: &str = include_str!("../src/gro/engine.rs");
+const GRO_DOCS: &str = include_str!("../../src/gro/engine.rs");
 
 /// Feeds `frames` (ids 0..) to `gro`, flushes, and returns each super-packet
 /// written both ways: (as `write_into` leaves it, finished, segment count).

@@ -1,12 +1,16 @@
-//! Decap against real captures in ../shared/corpus/pcap (skipped with a note
-//! when absent): every tunnelled packet either decapsulates to a state the
-//! independent oracle calls sound, or is refused with the reason the oracle
-//! agrees with (a bad outer checksum is refused exactly when it is bad).
+//! Decap against real captures in ../shared/corpus/pcap: every tunnelled
+//! packet either decapsulates to a state the independent oracle calls sound,
+//! or is refused with the reason the oracle agrees with (a bad outer checksum
+//! is refused exactly when it is bad). Ignored unless asked for
+//! (`cargo test --test state encap_pcap -- --ignored`): they need the corpus.
 
+use crate::support::corpus;
 use crate::support::encap as encap_support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+use corpus::pcap_dir;
 
 use encap_support::*;
 use netoffload::csum::{self, Wsum};
@@ -16,14 +20,11 @@ use netoffload::encap::{
 use netoffload::state::{CsumMeta, CsumState};
 use netoffload::wire::{self, LinkType};
 
-fn corpus() -> Option<PathBuf> {
-    for base in ["/work/shared/corpus/pcap", "../shared/corpus/pcap"] {
-        let p = PathBuf::from(base);
-        if p.is_dir() {
-            return Some(p);
-        }
-    }
-    None
+/// A capture of the corpus; missing is a failure (these tests run only when asked).
+fn capture(name: &str) -> PathBuf {
+    let path = pcap_dir().join(name);
+    assert!(path.is_file(), "corpus file missing: {}", path.display());
+    path
 }
 
 fn cfg() -> EncapConfig {
@@ -60,13 +61,8 @@ fn frames(path: &std::path::Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn run_file(name: &str, cfg: &EncapConfig) -> Option<Stats> {
-    let dir = corpus()?;
-    let path = dir.join(name);
-    if !path.exists() {
-        eprintln!("note: {name} absent, skipped");
-        return None;
-    }
+fn run_file(name: &str, cfg: &EncapConfig) -> Stats {
+    let path = capture(name);
     let mut st = Stats::default();
     for bytes in frames(&path) {
         st.packets += 1;
@@ -123,15 +119,12 @@ fn run_file(name: &str, cfg: &EncapConfig) -> Option<Stats> {
         }
     }
     eprintln!("{name}: {st:?}");
-    Some(st)
+    st
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn captures_decap_soundly() {
-    if corpus().is_none() {
-        eprintln!("note: ../shared/corpus/pcap absent, capture tests skipped");
-        return;
-    }
     let cfg = cfg();
     // (file, tunnel kind that must be seen, least nesting depth reached)
     let expect: &[(&str, TunnelKind, usize)] = &[
@@ -157,9 +150,7 @@ fn captures_decap_soundly() {
         ("tcpdump__geneve-gcp.pcap", TunnelKind::Geneve, 0),
     ];
     for &(file, kind, depth) in expect {
-        let Some(st) = run_file(file, &cfg) else {
-            continue;
-        };
+        let st = run_file(file, &cfg);
         assert!(
             st.kinds.contains_key(&format!("{kind:?}")),
             "{file}: no {kind:?} seen: {st:?}"
@@ -173,16 +164,9 @@ fn captures_decap_soundly() {
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn vxlan_triple_is_too_deep_by_default() {
-    let Some(dir) = corpus() else {
-        eprintln!("note: corpus absent, skipped");
-        return;
-    };
-    let path = dir.join("zeek__tunnels__vxlan-triple-v2.pcap");
-    if !path.exists() {
-        eprintln!("note: vxlan-triple absent, skipped");
-        return;
-    }
+    let path = capture("zeek__tunnels__vxlan-triple-v2.pcap");
     let bytes = &frames(&path)[0];
     let outer = wire::parse(bytes, LinkType::Ethernet).unwrap();
     let r = decap_nested(
@@ -197,21 +181,14 @@ fn vxlan_triple_is_too_deep_by_default() {
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn captured_bad_inner_tcp_checksums_are_not_called_good() {
-    let Some(dir) = corpus() else {
-        eprintln!("note: corpus absent, skipped");
-        return;
-    };
     let cfg = cfg();
     for file in [
         "zeek__tunnels__vxlan-inner-tcp-bad-checksum.pcap",
         "zeek__tunnels__geneve-inner-tcp-bad-checksum.pcap",
     ] {
-        let path = dir.join(file);
-        if !path.exists() {
-            eprintln!("note: {file} absent, skipped");
-            continue;
-        }
+        let path = capture(file);
         for bytes in frames(&path) {
             let outer = wire::parse(&bytes, LinkType::Ethernet).unwrap();
             let n = decap_nested(&bytes, &outer, outer.l3, CsumMeta::NONE, &cfg).unwrap();

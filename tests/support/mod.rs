@@ -4,6 +4,7 @@
 //! one binary are allowed.
 #![allow(dead_code)]
 
+pub mod corpus;
 pub mod encap;
 pub mod gro;
 pub mod oracle;

@@ -1,10 +1,10 @@
 //! Real GSO/TSO super-frames captured on sending hosts (tcpdump's test
-//! captures in /work/shared/corpus): the decision offloads or segments them,
+//! captures in ../shared/corpus): the decision offloads or segments them,
 //! and software segmentation gives segments whose checksums verify from
-//! scratch, plain and inside VXLAN/GENEVE. Skips when the corpus is absent.
+//! scratch, plain and inside VXLAN/GENEVE. Ignored unless asked for
+//! (`cargo test --test tx tx_corpus -- --ignored`): they need the corpus.
+use crate::support::corpus;
 use crate::support::tx as tx_support;
-
-use std::path::PathBuf;
 
 use netoffload::state::{CsumMeta, CsumState, PartialKind};
 use netoffload::tx::{
@@ -13,20 +13,10 @@ use netoffload::tx::{
 use netoffload::wire::{self, LinkType, Net, consts::ethertype};
 use tx_support::*;
 
-fn corpus() -> Option<PathBuf> {
-    for p in ["/work/shared/corpus/pcap", "../shared/corpus/pcap"] {
-        let p = PathBuf::from(p);
-        if p.is_dir() {
-            return Some(p);
-        }
-    }
-    println!("note: packet corpus not found, skipping");
-    None
-}
-
 /// The packets of a little-endian classic pcap file (Ethernet).
-fn packets(name: &str) -> Option<Vec<Vec<u8>>> {
-    let bytes = std::fs::read(corpus()?.join(name)).ok()?;
+fn packets(name: &str) -> Vec<Vec<u8>> {
+    let path = corpus::pcap_dir().join(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(
         &bytes[..4],
         &[0xd4, 0xc3, 0xb2, 0xa1],
@@ -39,7 +29,7 @@ fn packets(name: &str) -> Option<Vec<Vec<u8>>> {
         out.push(bytes[at + 16..at + 16 + incl].to_vec());
         at += 16 + incl;
     }
-    Some(out)
+    out
 }
 
 const MSS: u16 = 1448;
@@ -90,12 +80,13 @@ fn split(
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn plain_gso_captures_segment_into_verifying_segments() {
     for (name, t) in [
         ("tcpdump__gso-ipv4.pcap", GsoType::TCPV4),
         ("tcpdump__gso-ipv6.pcap", GsoType::TCPV6),
     ] {
-        let Some(pkts) = packets(name) else { return };
+        let pkts = packets(name);
         let f = &pkts[0];
         let l = wire::parse(f, LinkType::Ethernet).unwrap();
         let payload = l.payload_len();
@@ -144,13 +135,14 @@ fn plain_gso_captures_segment_into_verifying_segments() {
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn tunnelled_gso_captures_segment_into_verifying_segments() {
     for name in [
         "tcpdump__gso-ipv4-vxlan-ipv4.pcap",
         "tcpdump__gso-ipv6-vxlan-ipv6.pcap",
         "tcpdump__gso-ipv4-geneve-ipv6.pcap",
     ] {
-        let Some(pkts) = packets(name) else { return };
+        let pkts = packets(name);
         let f = &pkts[0];
         let outer = wire::parse(f, LinkType::Ethernet).unwrap();
         let udp_csum = f[outer.l4 + 6] != 0 || f[outer.l4 + 7] != 0;
@@ -207,9 +199,10 @@ fn tunnelled_gso_captures_segment_into_verifying_segments() {
 /// and verify; the capture's checksum field is the Partial seed over the
 /// full 32-bit length.
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn bigtcp_ipv6_jumbogram_segments_without_the_jumbo_header() {
     let name = "tcpdump__bigtcp-ipv6-hbh.pcap";
-    let Some(pkts) = packets(name) else { return };
+    let pkts = packets(name);
     let f = &pkts[0];
     let l = wire::parse(f, LinkType::Ethernet).unwrap();
     assert_eq!(l.l4 - l.l3, 48, "{name}: IPv6 + 8-byte Hop-by-Hop");
@@ -237,13 +230,14 @@ fn bigtcp_ipv6_jumbogram_segments_without_the_jumbo_header() {
 /// seed our `Partial` state means (`~csum_tcpudp_magic(len, ..)` over the full
 /// L4 length), computed here naively.
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn captured_offload_fields_are_partial_seeds() {
     for name in [
         "tcpdump__gso-ipv4.pcap",
         "tcpdump__gso-ipv6.pcap",
         "tcpdump__bigtcp-ipv6-hbh.pcap",
     ] {
-        let Some(pkts) = packets(name) else { return };
+        let pkts = packets(name);
         let f = &pkts[0];
         let l = wire::parse(f, LinkType::Ethernet).unwrap();
         let alen = if l.net == Net::Ipv4 { 4 } else { 16 };

@@ -1,6 +1,9 @@
 //! `wire::parse` on hand-made packets (every error it can return, padding,
 //! fragments, jumbograms) and on the real captures in the shared corpus
-//! (routing type 0, SRH, Home Address, BIG TCP jumbo, QinQ, PPTP GRE).
+//! (routing type 0, SRH, Home Address, BIG TCP jumbo, QinQ, PPTP GRE); the
+//! corpus tests are ignored unless asked for (`-- --ignored`).
+
+use crate::support::corpus;
 
 use etherparse::PacketBuilder;
 use netoffload::wire::{
@@ -423,20 +426,11 @@ fn ipv6_non_first_fragment_stops_the_walk() {
 
 // ---- the shared capture corpus ----
 
-fn corpus_dir() -> Option<std::path::PathBuf> {
-    let local = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/pcap");
-    [local, "/work/shared/corpus/pcap".into()]
-        .into_iter()
-        .find(|p| p.is_dir())
-}
-
-/// Packets of a classic pcap file (either byte order) and its link type.
-fn read_pcap(name: &str) -> Option<(u32, Vec<Vec<u8>>)> {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("note: shared corpus absent, skipping {name}");
-        return None;
-    };
-    let d = std::fs::read(dir.join(name)).ok()?;
+/// Packets of a classic pcap file of the corpus (either byte order) and its
+/// link type.
+fn read_pcap(name: &str) -> (u32, Vec<Vec<u8>>) {
+    let path = corpus::pcap_dir().join(name);
+    let d = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let le = d[..4] == [0xD4, 0xC3, 0xB2, 0xA1];
     let u32_at = |o: usize| {
         let w: [u8; 4] = d[o..o + 4].try_into().unwrap();
@@ -454,7 +448,7 @@ fn read_pcap(name: &str) -> Option<(u32, Vec<Vec<u8>>)> {
         out.push(d[o + 16..o + 16 + cap].to_vec());
         o += 16 + cap;
     }
-    Some((link, out))
+    (link, out)
 }
 
 /// RFC 1071 sum over `parts`, folded (an independent oracle for these tests).
@@ -480,10 +474,9 @@ fn l4_verifies(b: &[u8], l: &Layers, src: usize, dst: usize) -> bool {
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn corpus_srh_pseudo_header_uses_segment_list_0() {
-    let Some((_, pkts)) = read_pcap("tcpdump__ipv6-srh-insert-cksum.pcap") else {
-        return;
-    };
+    let (_, pkts) = read_pcap("tcpdump__ipv6-srh-insert-cksum.pcap");
     let b = &pkts[0];
     let l = ok(b);
     assert_eq!((l.net, l.transport), (Net::Ipv6, Transport::Udp));
@@ -498,12 +491,11 @@ fn corpus_srh_pseudo_header_uses_segment_list_0() {
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn corpus_routing_type0_pseudo_header_uses_the_last_address() {
     // zeek's capture: the TCP checksum was computed over the IPv6 destination
     // field, which RFC 8200 8.1 says is wrong with segments left: it must not verify.
-    let Some((_, pkts)) = read_pcap("zeek__chksums__ip6-route0-tcp-bad-chksum.pcap") else {
-        return;
-    };
+    let (_, pkts) = read_pcap("zeek__chksums__ip6-route0-tcp-bad-chksum.pcap");
     let b = &pkts[0];
     let l = ok(b);
     let rh = l.l3 + 40;
@@ -515,9 +507,7 @@ fn corpus_routing_type0_pseudo_header_uses_the_last_address() {
     assert!(l4_verifies(b, &l, l.pseudo_src, l.l3 + 24));
 
     // The same layout with a correct checksum (hop-by-hop in front).
-    let Some((_, pkts)) = read_pcap("zeek__ipv6-hbh-routing0.pcap") else {
-        return;
-    };
+    let (_, pkts) = read_pcap("zeek__ipv6-hbh-routing0.pcap");
     let b = &pkts[0];
     let l = ok(b);
     let hbh = l.l3 + 40;
@@ -530,10 +520,9 @@ fn corpus_routing_type0_pseudo_header_uses_the_last_address() {
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn corpus_home_address_option_moves_the_pseudo_source() {
-    let Some((_, pkts)) = read_pcap("zeek__chksums__ip6-hoa-udp-bad-chksum.pcap") else {
-        return;
-    };
+    let (_, pkts) = read_pcap("zeek__chksums__ip6-hoa-udp-bad-chksum.pcap");
     let b = &pkts[0];
     let l = ok(b);
     let dst_opts = l.l3 + 40;
@@ -558,10 +547,9 @@ fn corpus_home_address_option_moves_the_pseudo_source() {
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn corpus_big_tcp_jumbogram() {
-    let Some((_, pkts)) = read_pcap("tcpdump__bigtcp-ipv6-hbh.pcap") else {
-        return;
-    };
+    let (_, pkts) = read_pcap("tcpdump__bigtcp-ipv6-hbh.pcap");
     let b = &pkts[0];
     let l = ok(b);
     assert_eq!(u16::from_be_bytes([b[l.l3 + 4], b[l.l3 + 5]]), 0);
@@ -575,12 +563,15 @@ fn corpus_big_tcp_jumbogram() {
 }
 
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn corpus_qinq_and_pptp() {
-    if let Some((_, pkts)) = read_pcap("zeek__http-qinq-0.pcap") {
+    {
+        let (_, pkts) = read_pcap("zeek__http-qinq-0.pcap");
         let l = ok(&pkts[0]);
         assert_eq!((l.vlan_count, l.l3), (2, 22));
     }
-    if let Some((_, pkts)) = read_pcap("tcpdump__pptp.pcap") {
+    {
+        let (_, pkts) = read_pcap("tcpdump__pptp.pcap");
         let gre: Vec<Layers> = pkts
             .iter()
             .filter_map(|p| wire::parse(p, LinkType::Ethernet).ok())
@@ -603,11 +594,9 @@ fn corpus_qinq_and_pptp() {
 /// Every Ethernet packet of every capture: no panic, invariants on Ok, and
 /// nearly all of them parse.
 #[test]
+#[ignore = "needs ../shared/corpus"]
 fn corpus_sweep() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("note: shared corpus absent, skipping the sweep");
-        return;
-    };
+    let dir = corpus::pcap_dir();
     let (mut ok_count, mut total) = (0, 0);
     let mut names: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -617,9 +606,7 @@ fn corpus_sweep() {
     names.sort();
     for name in names {
         let name = name.to_string_lossy().into_owned();
-        let Some((link, pkts)) = read_pcap(&name) else {
-            continue;
-        };
+        let (link, pkts) = read_pcap(&name);
         if link != 1 {
             continue;
         }

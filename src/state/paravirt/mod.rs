@@ -16,6 +16,36 @@
 //! let a = VirtioNetHdr::from_meta(meta, GuestFrame::default(), None, PeerFeatures::default());
 //! let b = VirtioNetHdr::from_meta(meta, GuestFrame::default(), None, PeerFeatures::default());
 //! ```
+//!
+//! # Files
+//!
+//! | file | models |
+//! | --- | --- |
+//! | `virtio/hdr.rs` | `struct virtio_net_hdr` (10-byte legacy, 12-byte v1, 20-byte hash report), little endian |
+//! | `virtio/to_meta.rs` | `virtio_net_hdr_to_skb` and the virtio_net receive `DATA_VALID`, under a policy |
+//! | `virtio/from_meta.rs` | `virtio_net_hdr_from_skb` |
+//! | `xen.rs` | netif.h flags and the GSO extra slot; netfront / netback mappings |
+//! | `dpdk.rs` | `rte_mbuf` `ol_flags`: receive statuses, transmit requests |
+//! | `afpacket.rs` | `tpacket_rcv` status bits |
+//! | `setup.rs` | `skb_checksum_setup` and the pseudo-header seed, shared by Xen, AF_PACKET and virtio `RSC_INFO` (the protocol switch itself is `state::setup`) |
+//! | `peer.rs` | what a peer's bits may claim, in one order for every boundary |
+//! | `leak.rs` | diagnosis of a failing L4 checksum (a field that still holds the seed: a leaked `Partial`) |
+//!
+//! # Invariants
+//!
+//! - Every offset a peer gives is checked against the parsed packet before
+//!   any arithmetic; caller-supplied layers are checked too
+//!   ([`setup::layers_fit`]). A `Partial` made here satisfies the soundness
+//!   contract of [`state`](crate::state) or the boundary refuses.
+//! - Validity is claimed only from a device report under a policy, never from
+//!   zero bits: DPDK's all-zero status is "unknown", not good.
+//! - GSO from a peer is checked as Linux does since the syzbot reports (known
+//!   type, ECN only on TCP, a sane `gso_size`, type matching the parsed
+//!   packet, not a fragment, `csum_start` at the transport header); segment
+//!   counts are computed, never read.
+//! - Frame bytes are written only where a protocol requires it (the Xen GSO
+//!   seed fix-up, DPDK's TSO seed convention) and only after every check:
+//!   nothing changes on error.
 #![forbid(unsafe_code)]
 
 pub mod afpacket;
