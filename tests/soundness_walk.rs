@@ -1,0 +1,305 @@
+//! The soundness walk as a property test (issue 14 item 5): every boundary's
+//! `to_meta`, then random sequences of the public transitions, checked after
+//! every step by the from-scratch oracle (tests/support/walk.rs says what is
+//! checked). `PROPTEST_CASES` raises the case count (default 2000).
+
+#[allow(dead_code)]
+#[path = "support/oracle.rs"]
+mod oracle;
+#[allow(dead_code)]
+#[path = "support/packet_build.rs"]
+mod packet_build;
+#[path = "support/peer_rules.rs"]
+mod peer_rules;
+#[path = "support/walk.rs"]
+mod walk;
+
+use packet_build as pb;
+use proptest::prelude::*;
+use walk::{Case, DevReport, Field, Frame, Op, Start, TunnelKind, TunnelLayer, VirtioStart};
+
+fn arb_field() -> impl Strategy<Value = Field> {
+    prop_oneof![
+        1 => Just(Field::AsBuilt),
+        3 => Just(Field::Seed),
+        1 => Just(Field::SeedNoLen),
+        1 => any::<u16>().prop_map(Field::Garbage),
+    ]
+}
+
+fn arb_tunnel() -> impl Strategy<Value = TunnelLayer> {
+    let kind = prop_oneof![
+        Just(TunnelKind::Vxlan),
+        (0u8..=3, any::<bool>()).prop_map(|(opt_words, inner_eth)| TunnelKind::Geneve {
+            opt_words,
+            inner_eth
+        }),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>())
+            .prop_map(|(c, k, s, inner_eth)| TunnelKind::Gre { c, k, s, inner_eth }),
+        Just(TunnelKind::IpIp),
+    ];
+    (
+        kind,
+        any::<bool>(),
+        0u8..=3,
+        0u8..=2,
+        any::<bool>(),
+        prop::bool::weighted(0.3),
+        0u8..=2,
+    )
+        .prop_map(
+            |(kind, v6, v4_opt_words, v6_ext_blocks, udp_zero, corrupt, vlans)| TunnelLayer {
+                kind,
+                v6,
+                v4_opt_words,
+                v6_ext_blocks,
+                udp_zero,
+                corrupt,
+                vlans,
+            },
+        )
+}
+
+fn arb_inner() -> impl Strategy<Value = pb::Spec> {
+    (
+        any::<bool>(),
+        0u8..=2,
+        prop_oneof![
+            (0u8..=10).prop_map(|opt_words| pb::L4::Tcp { opt_words }),
+            Just(pb::L4::Udp),
+            Just(pb::L4::UdpZero),
+            Just(pb::L4::Sctp),
+            Just(pb::L4::Icmp),
+        ],
+        prop::collection::vec(any::<u8>(), 0..=200),
+        0u8..=10,
+        0u8..=3,
+        prop::bool::weighted(0.2),
+        any::<u8>(),
+        1u8..=255,
+    )
+        .prop_map(
+            |(v6, vlans, l4, payload, v4_opt_words, v6_ext_blocks, pad, addr_seed, ttl)| pb::Spec {
+                v6,
+                raw_ip: false,
+                vlans,
+                l4,
+                payload,
+                v4_opt_words,
+                v6_ext_blocks,
+                pad: if pad { vec![0; 6] } else { Vec::new() },
+                addr_seed,
+                ttl,
+            },
+        )
+}
+
+fn arb_frame() -> impl Strategy<Value = Frame> {
+    prop_oneof![
+        12 => (
+            prop::bool::weighted(0.85),
+            prop::collection::vec(arb_tunnel(), 0..=2),
+            arb_inner(),
+            prop::bool::weighted(0.4),
+        )
+            .prop_map(|(eth, tunnels, inner, corrupt_inner)| Frame::Ip {
+                eth,
+                tunnels,
+                inner,
+                corrupt_inner
+            }),
+        1 => (0u8..=18).prop_map(|pad| Frame::Arp { pad }),
+        1 => (
+            prop_oneof![Just(0x0800u16), Just(0x86DD), Just(0x0806), any::<u16>()],
+            prop::collection::vec(any::<u8>(), 0..80)
+        )
+            .prop_map(|(ethertype, body)| Frame::Garbage { ethertype, body }),
+    ]
+}
+
+fn arb_start() -> impl Strategy<Value = Start> {
+    let device = prop_oneof![
+        Just(DevReport::None),
+        (0u8..=3).prop_map(DevReport::Level),
+        Just(DevReport::Bad),
+        Just(DevReport::Complete),
+    ]
+    .prop_map(Start::Device);
+    let vstart = prop_oneof![
+        3 => any::<u8>().prop_map(VirtioStart::Site),
+        1 => (any::<u8>(), 0u16..40).prop_map(|(i, o)| VirtioStart::SiteOffset(i, o)),
+        2 => (0u16..128, 0u16..40).prop_map(|(a, b)| VirtioStart::Raw(a, b)),
+    ];
+    let gso = prop_oneof![
+        6 => Just(0u8),
+        1 => Just(1u8),
+        1 => Just(3u8),
+        1 => Just(4u8),
+        1 => Just(5u8),
+        1 => Just(0x81u8),
+        1 => any::<u8>(),
+    ];
+    let virtio = (
+        (any::<bool>(), any::<bool>(), vstart, arb_field()),
+        (gso, 0u16..1600, 0u16..200),
+        (
+            any::<bool>(),
+            0u8..4,
+            any::<bool>(),
+            prop::bool::weighted(0.2),
+        ),
+    )
+        .prop_map(
+            |(
+                (needs_csum, data_valid, start, field),
+                (gso_type, gso_size, hdr_len),
+                (from_device, dv_policy, seed_verify, hdr_len_exact),
+            )| Start::Virtio {
+                needs_csum,
+                data_valid,
+                start,
+                field,
+                gso_type,
+                gso_size,
+                hdr_len,
+                from_device,
+                dv_policy,
+                seed_verify,
+                hdr_len_exact,
+            },
+        );
+    let xen = (0u8..4, 0u8..3, any::<bool>(), arb_field()).prop_map(
+        |(csum, trust, seed_verify, field)| Start::Xen {
+            csum,
+            trust,
+            seed_verify,
+            field,
+        },
+    );
+    let dpdk_rx = (
+        0u8..4,
+        0u8..4,
+        0u8..4,
+        prop::bool::weighted(0.1),
+        any::<bool>(),
+        arb_field(),
+    )
+        .prop_map(
+            |(ip, l4, outer_l4, outer_ip_bad, with_frame, field)| Start::DpdkRx {
+                ip,
+                l4,
+                outer_l4,
+                outer_ip_bad,
+                with_frame,
+                field,
+            },
+        );
+    let dpdk_tx = (
+        (0u8..5, 0u8..8, any::<bool>(), prop::bool::weighted(0.2)),
+        (
+            prop_oneof![Just(0u16), Just(512u16), 1u16..2000],
+            any::<bool>(),
+            any::<bool>(),
+            arb_field(),
+        ),
+    )
+        .prop_map(
+            |((l4, ip, ip_cksum, tcp_seg), (tso_segsz, tunnel, outer_ip_cksum, field))| {
+                Start::DpdkTx {
+                    l4,
+                    ip,
+                    ip_cksum,
+                    tcp_seg,
+                    tso_segsz,
+                    tunnel,
+                    outer_ip_cksum,
+                    field,
+                }
+            },
+        );
+    let afp =
+        (any::<bool>(), any::<bool>(), arb_field()).prop_map(|(csum_valid, not_ready, field)| {
+            Start::AfPacket {
+                csum_valid,
+                not_ready,
+                field,
+            }
+        });
+    // WALK_STARTS=virtio,xen (names below) narrows the starts, to measure
+    // how fast one boundary's bug is found.
+    let all: Vec<(&str, BoxedStrategy<Start>)> = vec![
+        ("device", device.boxed()),
+        ("virtio", virtio.boxed()),
+        ("xen", xen.boxed()),
+        ("dpdk_rx", dpdk_rx.boxed()),
+        ("dpdk_tx", dpdk_tx.boxed()),
+        ("afpacket", afp.boxed()),
+    ];
+    let want = std::env::var("WALK_STARTS").unwrap_or_default();
+    let chosen: Vec<BoxedStrategy<Start>> = all
+        .into_iter()
+        .filter(|(name, _)| want.is_empty() || want.split(',').any(|w| w == *name))
+        .map(|(_, s)| s)
+        .collect();
+    assert!(
+        !chosen.is_empty(),
+        "WALK_STARTS names none of device,virtio,xen,dpdk_rx,dpdk_tx,afpacket"
+    );
+    proptest::strategy::Union::new(chosen)
+}
+
+fn arb_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => Just(Op::Validate),
+        1 => Just(Op::Deliver),
+        1 => Just(Op::TryConvert),
+        1 => (0u8..5, any::<bool>()).prop_map(|(hook, checksum)| Op::Conntrack { hook, checksum }),
+        1 => any::<u16>().prop_map(Op::Pull),
+        1 => any::<u16>().prop_map(Op::Push),
+        1 => (any::<bool>(), any::<u16>()).prop_map(|(to_end, n)| Op::Trim { to_end, n }),
+        1 => Just(Op::Bridge),
+        1 => Just(Op::Route),
+        1 => (0u8..4, any::<u8>(), any::<u8>()).prop_map(|(which, a, b)| Op::Nat { which, a, b }),
+        2 => Just(Op::Fill),
+        1 => Just(Op::CheckIpv4Header),
+        4 => any::<bool>().prop_map(|zero6| Op::Decap { zero6 }),
+        2 => any::<bool>().prop_map(|zero6| Op::DecapNested { zero6 }),
+        2 => any::<bool>().prop_map(|convert| Op::Descend { convert }),
+        2 => (0u8..5, 0u8..3, any::<bool>(), any::<bool>())
+            .prop_map(|(kind, udp, v6, eth)| Op::Encap { kind, udp, v6, eth }),
+        1 => (any::<bool>(), any::<bool>()).prop_map(|(ip_csum, tso)| Op::DpdkTxRoundTrip { ip_csum, tso }),
+    ]
+}
+
+fn arb_case() -> impl Strategy<Value = Case> {
+    (
+        arb_frame(),
+        arb_start(),
+        prop::collection::vec(arb_op(), 1..=8),
+    )
+        .prop_map(|(frame, start, ops)| Case { frame, start, ops })
+}
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Every boundary, every transition, every checksum recomputed after every step.
+    #[test]
+    fn soundness_walk(case in arb_case()) {
+        if let Err(f) = walk::run(&case) {
+            prop_assert!(false, "{f}\ncase: {case:#?}");
+        }
+    }
+}
