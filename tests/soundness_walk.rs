@@ -280,6 +280,25 @@ fn arb_case() -> impl Strategy<Value = Case> {
         .prop_map(|(frame, start, ops)| Case { frame, start, ops })
 }
 
+/// Which known bug of issue 14 a failure is (by the rule it breaks), for
+/// `WALK_TOLERATE_KNOWN=1`: a diagnostic run that looks past items 1, 2 and
+/// 7 for anything else while their fixes are not merged. Never set in CI.
+fn known_bug(f: &walk::Failure) -> Option<&'static str> {
+    let d = &f.detail;
+    let start = f.trace.get(1).map_or("", String::as_str);
+    if d.contains("Linux refuses") {
+        Some("item 2: virtio accepts what Linux refuses")
+    } else if d.contains("rte_validate_tx_offload") {
+        Some("item 7: DPDK tx request DPDK refuses")
+    } else if start.starts_with("dpdk tx") && f.step == 0 && d.contains("Partial") {
+        Some("item 7: DPDK tx Partial with an unchecked seed")
+    } else if d.contains("DataValidOnBad") || d.contains("Good/DataValidTrusted") {
+        Some("item 1: DATA_VALID beyond its layer")
+    } else {
+        None
+    }
+}
+
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
@@ -299,6 +318,12 @@ proptest! {
     #[test]
     fn soundness_walk(case in arb_case()) {
         if let Err(f) = walk::run(&case) {
+            if std::env::var_os("WALK_TOLERATE_KNOWN").is_some() && let Some(k) = known_bug(&f) {
+                if std::env::var_os("WALK_VERBOSE").is_some() {
+                    eprintln!("KNOWN {k} :: {} :: {}", f.what, f.detail.chars().take(160).collect::<String>());
+                }
+                return Ok(());
+            }
             prop_assert!(false, "{f}\ncase: {case:#?}");
         }
     }

@@ -716,3 +716,26 @@ pub fn ipv4_header_ok(bytes: &[u8], l3: usize) -> Option<bool> {
     }
     Some(naive_sum(&bytes[l3..l3 + ihl]) == 0xFFFF)
 }
+
+/// Rewrites the checksum of `site` so that it verifies over the current
+/// bytes (a zero UDP checksum stays zero; a computed 0 is sent as 0xFFFF).
+pub fn fix_site(bytes: &mut [u8], site: &Site) {
+    let width = if site.proto == Proto::Sctp { 4 } else { 2 };
+    if site.zero || site.field + width > bytes.len() || site.end > bytes.len() {
+        return;
+    }
+    if site.proto == Proto::Sctp {
+        bytes[site.field..site.field + 4].fill(0);
+        let crc = crc32c::crc32c(&bytes[site.l4..site.end]);
+        bytes[site.field..site.field + 4].copy_from_slice(&crc.to_le_bytes());
+        return;
+    }
+    bytes[site.field..site.field + 2].fill(0);
+    let seed = pseudo_seed(bytes, site).unwrap_or_else(|| vec![0, 0]);
+    let ps = u16::from_be_bytes([seed[0], seed[1]]);
+    let mut c = !add16(ps, naive_sum(&bytes[site.l4..site.end]));
+    if c == 0 && site.proto == Proto::Udp {
+        c = 0xFFFF;
+    }
+    bytes[site.field..site.field + 2].copy_from_slice(&c.to_be_bytes());
+}

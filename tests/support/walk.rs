@@ -516,6 +516,33 @@ fn wire_link(l: Link) -> LinkType {
     }
 }
 
+/// Makes the packet what a local stack hands over with a `Partial` at
+/// `target` (Linux: the checksum there and every one before it count as
+/// verified): the target field holds `what` (the seed when honest), and every
+/// checksum before the target verifies once the target is filled (the outer
+/// ones computed over the filled packet, as `lco_csum` does). Checksums after
+/// the target stay as they are (corrupted ones included).
+fn make_local(bytes: &mut [u8], link: Link, target: &Site, what: Field) {
+    let width = if target.proto == Proto::Sctp { 4 } else { 2 };
+    if target.field + width > bytes.len() {
+        return;
+    }
+    let mut full = bytes.to_vec();
+    oracle::fix_site(&mut full, target);
+    let before: Vec<Site> = oracle::sites(&full, link)
+        .into_iter()
+        .filter(|s| s.l4 < target.l4)
+        .collect();
+    for s in before.iter().rev() {
+        oracle::fix_site(&mut full, s);
+    }
+    for s in &before {
+        let w = if s.proto == Proto::Sctp { 4 } else { 2 };
+        bytes[s.field..s.field + w].copy_from_slice(&full[s.field..s.field + w]);
+    }
+    set_field(bytes, target, what);
+}
+
 /// Writes `what` into the field of `site` (the peer's `Partial` target).
 fn set_field(bytes: &mut [u8], site: &Site, what: Field) {
     let width = if site.proto == Proto::Sctp { 4 } else { 2 };
@@ -873,11 +900,13 @@ fn start(
                 VirtioStart::Raw(a, b) => (a % 128, b % 64, None),
                 _ => (0, 0, None),
             };
-            let honest_field = matches!(field, Field::Seed);
+            // An honest guest points at a checksum field and seeds it.
+            // (virtio carries Internet checksums only: never an SCTP CRC).
+            let honest_field = matches!(field, Field::Seed)
+                && matches!(start, VirtioStart::Site(_))
+                && target.is_some_and(|s| s.proto != Proto::Sctp);
             if *needs_csum && let Some(s) = target {
-                set_field(bytes, &s, *field);
-                // A local packet: every checksum before the target verifies
-                // once it is filled (lco), so fix the ones the seed broke.
+                make_local(bytes, link, &s, *field);
             }
             let mut flags = VirtioFlags::empty();
             if *needs_csum {
@@ -916,8 +945,9 @@ fn start(
                             trace,
                         ));
                     }
-                    // A seed nobody checked is the guest's word: only an
-                    // honest guest is in the model then.
+                    // A seed (and a place) nobody checked is the guest's
+                    // word, as in Linux: only an honest guest is in the
+                    // model then. The Linux rules above hold for every guest.
                     if matches!(inb.seed, Some(SeedCheck::Skipped(_))) && !honest_field {
                         return Ok(None);
                     }
@@ -956,7 +986,7 @@ fn start(
                 && let Some(l) = parsed
                 && let Some(s) = sites.iter().find(|s| s.l4 == l.l4)
             {
-                set_field(bytes, s, *field);
+                make_local(bytes, link, s, *field);
             }
             let seed = if *seed_verify {
                 SeedPolicy::Verify
@@ -1140,7 +1170,7 @@ fn start(
                 tx.l2_len = (i.l3 - outer.l4) as u16;
             }
             if let Some(s) = sites.iter().find(|s| s.l4 == l.l4) {
-                set_field(bytes, s, *field);
+                make_local(bytes, link, s, *field);
             }
             trace.push(format!("dpdk tx {tx:?} field {field:?}"));
             let copy = bytes.clone();
@@ -1187,7 +1217,7 @@ fn start(
                 if let Some(l) = parsed
                     && let Some(s) = sites.iter().find(|s| s.l4 == l.l4)
                 {
-                    set_field(bytes, s, *field);
+                    make_local(bytes, link, s, *field);
                 }
             }
             trace.push(format!("afpacket {status:?} field {field:?}"));
