@@ -112,6 +112,9 @@ pub enum Frame {
     Arp { pad: u8 },
     /// Random bytes behind an Ethernet header with this EtherType.
     Garbage { ethertype: u16, body: Vec<u8> },
+    /// A whole Ethernet frame as given (the fuzzer's mutated frames); with
+    /// `fix`, every checksum is first made correct (innermost first).
+    Raw { bytes: Vec<u8>, fix: bool },
 }
 
 /// A device's receive report.
@@ -467,6 +470,16 @@ pub fn build(frame: &Frame) -> (Vec<u8>, Link) {
             b.extend(body);
             (b, Link::Ethernet)
         }
+        Frame::Raw { bytes, fix } => {
+            let mut b = bytes.clone();
+            if *fix {
+                let sites = oracle::sites(&b, Link::Ethernet);
+                for s in sites.iter().rev() {
+                    oracle::fix_site(&mut b, s);
+                }
+            }
+            (b, Link::Ethernet)
+        }
         Frame::Ip {
             eth,
             tunnels,
@@ -527,8 +540,16 @@ fn make_local(bytes: &mut [u8], link: Link, target: &Site, what: Field) {
     if target.field + width > bytes.len() {
         return;
     }
-    let mut full = bytes.to_vec();
-    oracle::fix_site(&mut full, target);
+    // The packet as the device sends it: the target filled.
+    let mut seeded = bytes.to_vec();
+    set_field(&mut seeded, target, Field::Seed);
+    let mut full = oracle::filled(&seeded, target.l4, target.field - target.l4, {
+        if target.proto == Proto::Sctp {
+            netoffload::state::PartialKind::Crc32c
+        } else {
+            netoffload::state::PartialKind::Inet
+        }
+    });
     let before: Vec<Site> = oracle::sites(&full, link)
         .into_iter()
         .filter(|s| s.l4 < target.l4)
@@ -1557,6 +1578,9 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
                 if !run.checked("descend/validate", r, true, st)? {
                     return Ok(false);
                 }
+                if !run.validated_here {
+                    return Ok(true); // refused: the receive path stops here
+                }
             }
             if convert {
                 let Some(pkt) = run.pkt() else {
@@ -1919,6 +1943,13 @@ impl Case {
         let fk = s.u8();
         let frame = match fk % 16 {
             0 => Frame::Arp { pad: s.u8() },
+            2 | 3 => {
+                let n = usize::from(s.u16() % 1600);
+                Frame::Raw {
+                    fix: fk & 0x10 != 0,
+                    bytes: s.bytes(n),
+                }
+            }
             1 => {
                 let n = usize::from(s.u8() % 80);
                 Frame::Garbage {
