@@ -340,3 +340,150 @@ proptest! {
         }
     }
 }
+
+// The minimal counterexamples the walk finds for the known bugs of issue 14
+// (each fails until its fix is merged; then the walk must pass them).
+
+fn tcp_inner(payload: usize) -> pb::Spec {
+    pb::simple(false, pb::L4::Tcp { opt_words: 0 }, &vec![0x61; payload])
+}
+
+fn vxlan_v4() -> TunnelLayer {
+    TunnelLayer {
+        kind: TunnelKind::Vxlan,
+        v6: false,
+        v4_opt_words: 0,
+        v6_ext_blocks: 0,
+        udp_zero: false,
+        corrupt: false,
+        vlans: 0,
+    }
+}
+
+#[track_caller]
+fn must_pass(case: Case) {
+    if let Err(f) = walk::run(&case) {
+        panic!("{f}");
+    }
+}
+
+/// Item 1: Xen `data_validated` (trusted as `Unnecessary`) on
+/// Ethernet/IPv4/UDP 4789/VXLAN/Ethernet/IPv4/TCP with a corrupted inner TCP
+/// checksum: after `decap` the flag must not vouch for the inner layer
+/// (`Unsound::DataValidOnBad`), nor make `validate` answer Good.
+#[test]
+fn walk_item1_xen_data_valid_does_not_cross_decap() {
+    for udp_zero in [false, true] {
+        must_pass(Case {
+            frame: Frame::Ip {
+                eth: true,
+                tunnels: vec![TunnelLayer {
+                    udp_zero,
+                    ..vxlan_v4()
+                }],
+                inner: tcp_inner(100),
+                corrupt_inner: true,
+            },
+            start: Start::Xen {
+                csum: 1,  // Validated
+                trust: 0, // Unnecessary
+                seed_verify: true,
+                field: Field::AsBuilt,
+            },
+            ops: vec![Op::Decap { zero6: false }, Op::Validate],
+        });
+    }
+}
+
+/// Item 2: a guest's `NEEDS_CSUM` with `csum_start` 14 / `csum_offset` 16 on
+/// a 42-byte ARP frame: Linux refuses it (`csum_start` below `nh_min_len`).
+#[test]
+fn walk_item2_virtio_start_below_ip_header() {
+    must_pass(Case {
+        frame: Frame::Arp { pad: 0 },
+        start: Start::Virtio {
+            needs_csum: true,
+            data_valid: false,
+            start: VirtioStart::Raw(14, 16),
+            field: Field::AsBuilt,
+            gso_type: 0,
+            gso_size: 0,
+            hdr_len: 0,
+            from_device: false,
+            dv_policy: 2,
+            seed_verify: true,
+            hdr_len_exact: false,
+        },
+        ops: vec![],
+    });
+}
+
+fn dpdk_tx(l4: u8, ip: u8, ip_cksum: bool, field: Field) -> Start {
+    Start::DpdkTx {
+        l4,
+        ip,
+        ip_cksum,
+        tcp_seg: false,
+        tso_segsz: 0,
+        tunnel: false,
+        outer_ip_cksum: false,
+        field,
+    }
+}
+
+/// Item 7: an mbuf asking for the TCP checksum of a plain IPv4/TCP packet
+/// whose field holds the full checksum (DPDK's prepare writes the seed
+/// later): a `Partial` from it is unsound (`Unsound::PartialFillWrong`).
+#[test]
+fn walk_item7_dpdk_tx_seed_not_checked() {
+    must_pass(Case {
+        frame: Frame::Ip {
+            eth: true,
+            tunnels: vec![],
+            inner: tcp_inner(20),
+            corrupt_inner: false,
+        },
+        start: dpdk_tx(4, 4, true, Field::AsBuilt),
+        ops: vec![],
+    });
+}
+
+/// Item 7: `TX_IPV6 | TX_IP_CKSUM`, which `rte_validate_tx_offload` refuses.
+#[test]
+fn walk_item7_dpdk_tx_ipv6_with_ip_cksum() {
+    let mut inner = tcp_inner(20);
+    inner.v6 = true;
+    must_pass(Case {
+        frame: Frame::Ip {
+            eth: true,
+            tunnels: vec![],
+            inner,
+            corrupt_inner: false,
+        },
+        start: dpdk_tx(4, 2, true, Field::Seed),
+        ops: vec![],
+    });
+}
+
+/// Item 7: `meta_to_tx` for an IPv4 TCP super-packet without `TX_IP_CKSUM`
+/// asks for what `rte_validate_tx_offload` refuses.
+#[test]
+fn walk_item7_meta_to_tx_ipv4_tso_needs_ip_cksum() {
+    must_pass(Case {
+        frame: Frame::Ip {
+            eth: true,
+            tunnels: vec![],
+            inner: tcp_inner(300),
+            corrupt_inner: false,
+        },
+        start: Start::AfPacket {
+            csum_valid: false,
+            not_ready: true,
+            field: Field::Seed,
+        },
+        ops: vec![Op::DpdkTxRoundTrip {
+            ip_csum: false,
+            tso: true,
+        }],
+    });
+}
