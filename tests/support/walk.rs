@@ -595,6 +595,21 @@ fn set_field(bytes: &mut [u8], site: &Site, what: Field) {
 
 // ---------------------------------------------------------------- the run
 
+/// `dpdk::tx_to_meta`, in one place: the DPDK fix of issue 14 item 7 adds a
+/// `TxSeedMode` argument (`Verify` after `tx_prepare` ran, `Prepare` for an
+/// mbuf straight from the application). After that merge this passes
+/// `Verify` when `field` is a seed (`Seed`, `SeedNoLen`: prepare ran) and
+/// `Prepare` otherwise (the field holds anything).
+fn tx_to_meta(
+    tx: &TxOffload,
+    frame: &mut [u8],
+    link: LinkType,
+    field: Field,
+) -> Result<dpdk::DpdkTxIn, netoffload::state::paravirt::BoundaryError> {
+    let _ = field;
+    dpdk::tx_to_meta(tx, frame, link)
+}
+
 /// Where the packet stands.
 struct Run {
     bytes: Vec<u8>,
@@ -1195,7 +1210,7 @@ fn start(
             }
             trace.push(format!("dpdk tx {tx:?} field {field:?}"));
             let copy = bytes.clone();
-            match dpdk::tx_to_meta(&tx, bytes, wl) {
+            match tx_to_meta(&tx, bytes, wl, *field) {
                 Ok(inb) => {
                     trace.push(format!("  -> {:?} seg {:?}", inb.meta, inb.seg));
                     if let Some(rule) = peer_rules::dpdk_tx_refusal(tx.ol_flags, tx.tso_segsz) {
@@ -1643,7 +1658,7 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
                             format!("asked for what rte_validate_tx_offload refuses ({rule}): {tx:?} from {:?}", run.meta),
                         ));
                     }
-                    match dpdk::tx_to_meta(&tx, &mut copy, wire_link(run.link)) {
+                    match tx_to_meta(&tx, &mut copy, wire_link(run.link), Field::Seed) {
                         Ok(inb) => {
                             st.steps += 1;
                             run.note(format!("tx_to_meta: {:?}", inb.meta));
