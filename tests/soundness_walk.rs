@@ -195,7 +195,13 @@ fn arb_start() -> impl Strategy<Value = Start> {
             },
         );
     let dpdk_tx = (
-        (0u8..5, 0u8..8, any::<bool>(), prop::bool::weighted(0.2)),
+        // Mostly the packet's own request (DPDK accepts it), sometimes anything.
+        (
+            prop_oneof![3 => Just(4u8), 1 => 0u8..4],
+            prop_oneof![3 => Just(4u8), 1 => 0u8..8],
+            any::<bool>(),
+            prop::bool::weighted(0.2),
+        ),
         (
             prop_oneof![Just(0u16), Just(512u16), 1u16..2000],
             any::<bool>(),
@@ -519,6 +525,6 @@ fn walk_generator_reaches_every_boundary_and_decap() {
         steps += st.steps;
     }
     println!("started per boundary {started:?}, decaps {decaps}, steps {steps}");
-    assert!(started.iter().all(|&n| n >= 10), "{started:?}");
+    assert!(started.iter().all(|&n| n >= 5), "{started:?}");
     assert!(decaps >= 50, "{decaps}");
 }
