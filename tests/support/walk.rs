@@ -1842,7 +1842,8 @@ pub fn tolerated(k: &str) -> bool {
     };
     v == "all"
         || v.split(',')
-            .any(|n| k.starts_with(&format!("item {}", n.trim())))
+            .map(str::trim)
+            .any(|n| !n.is_empty() && k.starts_with(&format!("item {n}")))
 }
 
 // ---------------------------------------------------------------- decoding
