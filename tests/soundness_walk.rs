@@ -108,8 +108,8 @@ fn arb_frame() -> impl Strategy<Value = Frame> {
                 inner,
                 corrupt_inner
             }),
-        1 => (0u8..=18).prop_map(|pad| Frame::Arp { pad }),
-        1 => (
+        2 => (0u8..=18).prop_map(|pad| Frame::Arp { pad }),
+        2 => (
             prop_oneof![Just(0x0800u16), Just(0x86DD), Just(0x0806), any::<u16>()],
             prop::collection::vec(any::<u8>(), 0..80)
         )
@@ -128,7 +128,7 @@ fn arb_start() -> impl Strategy<Value = Start> {
     let vstart = prop_oneof![
         3 => any::<u8>().prop_map(VirtioStart::Site),
         1 => (any::<u8>(), 0u16..40).prop_map(|(i, o)| VirtioStart::SiteOffset(i, o)),
-        2 => (0u16..128, 0u16..40).prop_map(|(a, b)| VirtioStart::Raw(a, b)),
+        3 => (0u16..64, 0u16..40).prop_map(|(a, b)| VirtioStart::Raw(a, b)),
     ];
     let gso = prop_oneof![
         6 => Just(0u8),
