@@ -19,6 +19,7 @@ mod paravirt_scenarios;
 mod paravirt_virtio;
 mod paravirt_xen;
 mod soundness_regressions;
+mod soundness_walk;
 mod state_oracle;
 mod state_props;
 mod state_rules;

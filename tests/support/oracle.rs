@@ -160,6 +160,38 @@ pub enum Unsound {
     CsumValidOnBad { site: Site },
     /// `DATA_VALID` on a layer that does not verify.
     DataValidOnBad { site: Site },
+    /// ([`check_strict`]) `Partial` starting at a checksum site's L4 header
+    /// but naming another field or the other checksum kind.
+    PartialWrongField {
+        start: usize,
+        offset: usize,
+        site: Site,
+    },
+    /// ([`check_strict`]) `Partial` whose field is a checksum site's field but
+    /// whose `start` is not that site's L4 header (the fill sums the wrong bytes).
+    PartialWrongStart {
+        start: usize,
+        offset: usize,
+        site: Site,
+    },
+    /// ([`check_strict`]) `Partial` whose field lies in a link or IP header:
+    /// a fill would overwrite it.
+    PartialInHeader {
+        start: usize,
+        offset: usize,
+        header: (usize, usize),
+    },
+    /// ([`check_verdict`]) `Good` for a layer whose checksum does not verify
+    /// (after finishing the `Partial` it was trusted for, if any).
+    GoodOnBad { site: Site },
+    /// ([`check_verdict`]) `PartialTrusted` without a `Partial` at or before
+    /// the layer.
+    TrustedWithoutPartial { site: Site },
+    /// ([`check_verdict`]) `Bad` for a layer whose checksum verifies (a zero
+    /// UDP checksum over IPv6 is bad by RFC 8200).
+    BadOnGood { site: Site },
+    /// ([`check_verdict`]) `NoChecksum` for a layer that has a non-zero checksum.
+    NoChecksumOnChecksum { site: Site },
 }
 
 /// Panics at the caller, naming the state and the broken rule, unless `meta`
@@ -215,10 +247,16 @@ fn pseudo(b: &[u8], l3: usize, v6: bool, proto: u8, len: usize) -> u16 {
 
 /// Walks the frame and lists its checksum sites, outermost first.
 pub fn sites(bytes: &[u8], link: Link) -> Vec<Site> {
+    sites_from(bytes, 0, link)
+}
+
+/// [`sites`] of the packet that begins at `root` (a decapsulated inner
+/// packet: its outer headers stay in the buffer but are no longer walked).
+pub fn sites_from(bytes: &[u8], root: usize, link: Link) -> Vec<Site> {
     let mut out = Vec::new();
     match link {
-        Link::Ethernet => eth(bytes, 0, &mut out, 0),
-        Link::RawIp => ip(bytes, 0, &mut out, 0),
+        Link::Ethernet => eth(bytes, root, &mut out, 0),
+        Link::RawIp => ip(bytes, root, &mut out, 0),
     }
     out
 }
@@ -397,9 +435,37 @@ pub fn correct_at(bytes: &[u8], link: Link, l4: usize) -> Option<bool> {
         .map(|s| s.correct)
 }
 
+/// The bytes after finishing a `Partial` as a driver does (`skb_checksum_help`:
+/// sum from `start` to the end, 0 stored as 0xFFFF; CRC32c with the field
+/// zeroed); the caller checked that the field lies inside `bytes`.
+pub fn filled(bytes: &[u8], start: usize, offset: usize, kind: PartialKind) -> Vec<u8> {
+    let mut copy = bytes.to_vec();
+    let field = start + offset;
+    match kind {
+        PartialKind::Inet => {
+            let mut x = !naive_sum(&copy[start..]);
+            if x == 0 {
+                x = 0xFFFF;
+            }
+            copy[field..field + 2].copy_from_slice(&x.to_be_bytes());
+        }
+        PartialKind::Crc32c => {
+            copy[field..field + 4].fill(0);
+            let crc = crc32c::crc32c(&copy[start..]);
+            copy[field..field + 4].copy_from_slice(&crc.to_le_bytes());
+        }
+    }
+    copy
+}
+
 /// Checks the soundness contract for `meta` on the packet `v`.
 pub fn check(v: &View<'_>, meta: &CsumMeta) -> Result<(), Unsound> {
-    let all = sites(v.bytes, v.link);
+    check_sites(v, 0, &sites(v.bytes, v.link), meta)
+}
+
+/// The rules of [`check`] against an already walked site list of the packet
+/// that begins at `root`.
+fn check_sites(v: &View<'_>, root: usize, all: &[Site], meta: &CsumMeta) -> Result<(), Unsound> {
     match meta.state() {
         CsumState::None => {}
         CsumState::Unnecessary { level } => {
@@ -445,22 +511,8 @@ pub fn check(v: &View<'_>, meta: &CsumMeta) -> Result<(), Unsound> {
             }
             let field = start + offset;
             if let Some(site) = all.iter().find(|s| s.l4 == start && s.field == field) {
-                let mut copy = v.bytes.to_vec();
-                match kind {
-                    PartialKind::Inet => {
-                        let mut x = !naive_sum(&copy[start..]);
-                        if x == 0 {
-                            x = 0xFFFF;
-                        }
-                        copy[field..field + 2].copy_from_slice(&x.to_be_bytes());
-                    }
-                    PartialKind::Crc32c => {
-                        copy[field..field + 4].fill(0);
-                        let crc = crc32c::crc32c(&copy[start..]);
-                        copy[field..field + 4].copy_from_slice(&crc.to_le_bytes());
-                    }
-                }
-                let after = sites(&copy, v.link);
+                let copy = filled(v.bytes, start, offset, kind);
+                let after = sites_from(&copy, root, v.link);
                 let ok = after
                     .iter()
                     .find(|s| s.l4 == start)
@@ -485,4 +537,203 @@ pub fn check(v: &View<'_>, meta: &CsumMeta) -> Result<(), Unsound> {
         }
     }
     Ok(())
+}
+
+/// The link and IP headers of the packet that begins at `root`, as
+/// `(from, to)` spans: the Ethernet header with its tags, and each checksum
+/// site's IP header with its options / extension headers.
+pub fn header_spans(bytes: &[u8], root: usize, link: Link, all: &[Site]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    if link == Link::Ethernet {
+        let to = all.first().map_or(root + 14, |s| s.l3);
+        out.push((root, to.max(root + 14)));
+    }
+    out.extend(all.iter().map(|s| (s.l3, s.l4)));
+    out.retain(|&(a, b)| a < b && a < bytes.len());
+    out
+}
+
+/// [`check`] for the packet that begins at `root` (after a decapsulation the
+/// outer headers stay in the buffer, before `cur`), with the `Partial` rules
+/// tightened: a `Partial` at a site's L4 header names that site's field and
+/// kind; a `Partial` at a site's field starts at that site's header; and no
+/// `Partial` field lies in a link or IP header (DESIGN.md 4: the field holds
+/// the pseudo-header seed of its L4 checksum).
+pub fn check_strict(v: &View<'_>, root: usize, meta: &CsumMeta) -> Result<(), Unsound> {
+    let all = sites_from(v.bytes, root, v.link);
+    check_sites(v, root, &all, meta)?;
+    if let CsumState::Partial {
+        start,
+        offset,
+        kind,
+    } = meta.state()
+    {
+        let size = match kind {
+            PartialKind::Inet => 2,
+            PartialKind::Crc32c => 4,
+        };
+        let field = start + offset;
+        let overlaps = |a: usize, b: usize| field < b && a < field + size;
+        if let Some(site) = all.iter().find(|s| s.l4 == start) {
+            let want = if site.proto == Proto::Sctp {
+                PartialKind::Crc32c
+            } else {
+                PartialKind::Inet
+            };
+            if site.field != field || kind != want {
+                return Err(Unsound::PartialWrongField {
+                    start,
+                    offset,
+                    site: *site,
+                });
+            }
+        } else if let Some(site) = all.iter().find(|s| {
+            let w = if s.proto == Proto::Sctp { 4 } else { 2 };
+            overlaps(s.field, s.field + w)
+        }) {
+            return Err(Unsound::PartialWrongStart {
+                start,
+                offset,
+                site: *site,
+            });
+        }
+        if let Some(&header) = header_spans(v.bytes, root, v.link, &all)
+            .iter()
+            .find(|&&(a, b)| overlaps(a, b))
+        {
+            return Err(Unsound::PartialInHeader {
+                start,
+                offset,
+                header,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks a checking transition's verdict against the bytes: `Good` only for
+/// a layer whose checksum verifies (for `PartialTrusted`: once the `Partial`
+/// of `before`, at or after the layer, is finished), `Bad` only for one that
+/// does not (or a zero UDP checksum over IPv6), `NoChecksum` only for a zero
+/// UDP checksum or a layer without a checksum site. `before` is the metadata
+/// the transition was given; the layer is `v.l4` of the packet at `root`.
+///
+/// Limit (as in [`check`]): an all-zero message with a zero field sums to +0
+/// and no arithmetic on a sum can tell; such a layer is not judged.
+pub fn check_verdict(
+    v: &View<'_>,
+    root: usize,
+    before: &CsumMeta,
+    verdict: netoffload::state::Verdict,
+    reason: netoffload::state::Reason,
+) -> Result<(), Unsound> {
+    use netoffload::state::{Reason, Verdict};
+    let all = sites_from(v.bytes, root, v.link);
+    let Some(site) = all.iter().find(|s| s.l4 == v.l4).copied() else {
+        return Ok(());
+    };
+    if site.end > site.l4
+        && v.bytes[site.l4..site.end.min(v.bytes.len())]
+            .iter()
+            .all(|&x| x == 0)
+    {
+        return Ok(());
+    }
+    match verdict {
+        Verdict::Good if reason == Reason::PartialTrusted => {
+            let CsumState::Partial {
+                start,
+                offset,
+                kind,
+            } = before.state()
+            else {
+                return Err(Unsound::TrustedWithoutPartial { site });
+            };
+            if start < site.l4 {
+                return Err(Unsound::TrustedWithoutPartial { site });
+            }
+            let size = if kind == PartialKind::Crc32c { 4 } else { 2 };
+            if start + offset + size > v.bytes.len() {
+                return Err(Unsound::TrustedWithoutPartial { site });
+            }
+            let copy = filled(v.bytes, start, offset, kind);
+            let ok = sites_from(&copy, root, v.link)
+                .iter()
+                .find(|s| s.l4 == site.l4)
+                .is_some_and(|s| s.correct);
+            if !ok {
+                return Err(Unsound::GoodOnBad { site });
+            }
+        }
+        Verdict::Good if !site.correct => return Err(Unsound::GoodOnBad { site }),
+        Verdict::Bad => {
+            let v6_zero = site.zero && v.bytes.get(site.l3).is_some_and(|b| b >> 4 == 6);
+            if site.correct && !v6_zero {
+                return Err(Unsound::BadOnGood { site });
+            }
+        }
+        Verdict::NoChecksum if !site.zero => {
+            return Err(Unsound::NoChecksumOnChecksum { site });
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The bytes a locally generated `Partial` holds in the field of `site`
+/// before the fill: the folded pseudo-header sum (zero for ICMPv4 and GRE,
+/// which have none; zero for the SCTP CRC32c), with the length `site`
+/// covers. `None` when the field lies outside `bytes`.
+pub fn pseudo_seed(bytes: &[u8], site: &Site) -> Option<Vec<u8>> {
+    let width = if site.proto == Proto::Sctp { 4 } else { 2 };
+    if site.field + width > bytes.len() {
+        return None;
+    }
+    let v6 = bytes.get(site.l3)? >> 4 == 6;
+    let proto = match site.proto {
+        Proto::Tcp => 6,
+        Proto::Udp => 17,
+        Proto::Icmp6 => 58,
+        Proto::Sctp => return Some(vec![0; 4]),
+        Proto::Gre | Proto::Icmp4 => return Some(vec![0; 2]),
+    };
+    Some(
+        pseudo(bytes, site.l3, v6, proto, site.end - site.l4)
+            .to_be_bytes()
+            .to_vec(),
+    )
+}
+
+/// Whether the IPv4 header at `l3` has a correct header checksum (`None`:
+/// not a complete IPv4 header).
+pub fn ipv4_header_ok(bytes: &[u8], l3: usize) -> Option<bool> {
+    let v = *bytes.get(l3)?;
+    let ihl = usize::from(v & 0xF) * 4;
+    if v >> 4 != 4 || ihl < 20 || l3 + ihl > bytes.len() {
+        return None;
+    }
+    Some(naive_sum(&bytes[l3..l3 + ihl]) == 0xFFFF)
+}
+
+/// Rewrites the checksum of `site` so that it verifies over the current
+/// bytes (a zero UDP checksum stays zero; a computed 0 is sent as 0xFFFF).
+pub fn fix_site(bytes: &mut [u8], site: &Site) {
+    let width = if site.proto == Proto::Sctp { 4 } else { 2 };
+    if site.zero || site.field + width > bytes.len() || site.end > bytes.len() {
+        return;
+    }
+    if site.proto == Proto::Sctp {
+        bytes[site.field..site.field + 4].fill(0);
+        let crc = crc32c::crc32c(&bytes[site.l4..site.end]);
+        bytes[site.field..site.field + 4].copy_from_slice(&crc.to_le_bytes());
+        return;
+    }
+    bytes[site.field..site.field + 2].fill(0);
+    let seed = pseudo_seed(bytes, site).unwrap_or_else(|| vec![0, 0]);
+    let ps = u16::from_be_bytes([seed[0], seed[1]]);
+    let mut c = !add16(ps, naive_sum(&bytes[site.l4..site.end]));
+    if c == 0 && site.proto == Proto::Udp {
+        c = 0xFFFF;
+    }
+    bytes[site.field..site.field + 2].copy_from_slice(&c.to_be_bytes());
 }
