@@ -3,9 +3,7 @@
 //! every step by the from-scratch oracle (tests/support/walk.rs says what is
 //! checked). `PROPTEST_CASES` raises the case count (default 3000, about 6 s in the test profile once the known bugs are fixed).
 
-#[allow(dead_code)]
-#[allow(dead_code)]
-use crate::support::{oracle, packet_build, peer_rules, walk};
+use crate::support::{packet_build, walk};
 
 use packet_build as pb;
 use proptest::prelude::*;
