@@ -138,7 +138,10 @@ const fn x_pow_bytes(bytes: u64) -> u32 {
 /// Tables that multiply a register by a fixed `x^(8·n)` one byte at a time:
 /// `shift(r) = T[0][r & 0xFF] ^ T[1][(r >> 8) & 0xFF] ^ T[2][..] ^ T[3][r >> 24]`
 /// (the table-driven multiply the three-stream kernel combines with).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(target_os = "none"))),
+    allow(dead_code)
+)]
 pub(crate) const fn shift_tables(bytes: u64) -> [[u32; 256]; 4] {
     let k = x_pow_bytes(bytes);
     let mut t = [[0u32; 256]; 4];
@@ -155,7 +158,10 @@ pub(crate) const fn shift_tables(bytes: u64) -> [[u32; 256]; 4] {
 }
 
 /// Applies a shift table set to a register.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(target_os = "none"))),
+    allow(dead_code)
+)]
 #[inline(always)]
 pub(crate) fn shift_by(t: &[[u32; 256]; 4], r: u32) -> u32 {
     t[0][(r & 0xFF) as usize]

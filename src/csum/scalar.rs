@@ -43,6 +43,10 @@ pub(crate) fn tail_sum(tail: &[u8]) -> u64 {
 
 /// Raw sum of a short slice (tails and tiny packets): 8-byte words, then the
 /// `< 8`-byte tail; no loops over chunks of 32, no function calls.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(target_os = "none"))),
+    allow(dead_code)
+)]
 #[inline(always)]
 pub(crate) fn sum_short(data: &[u8]) -> u64 {
     let mut s = 0u64;
@@ -120,7 +124,10 @@ pub(crate) const SMALL: usize = 64;
 /// data's u64 grid, zero-padded: an overlapping 8-byte load shifted when the
 /// slice has at least 8 bytes, else assembled from 4/2/1-byte pieces.
 #[inline(always)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(
+    not(all(target_arch = "x86_64", not(target_os = "none"))),
+    allow(dead_code)
+)]
 pub(crate) fn last_bytes(data: &[u8], r: usize) -> u64 {
     if let Some(last) = data.last_chunk::<8>() {
         let w = u64::from_ne_bytes(*last);

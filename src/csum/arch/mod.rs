@@ -13,6 +13,10 @@
 //! sums with that invariant fold to the same `Wsum` (see `super::raw_to_wsum`),
 //! which is why every level gives the identical `Wsum`, not only the same
 //! folded checksum.
+//!
+//! Bare-metal x86_64 (`target_os = "none"`, a soft-float target whose kernel
+//! does not save vector state) compiles the SIMD kernels out and runs scalar,
+//! as every non-x86 target does.
 #![allow(unsafe_code)]
 
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -20,22 +24,23 @@ use core::sync::atomic::{AtomicU8, Ordering};
 use super::level::{CrcLevel, Level, Unsupported};
 use super::{crc, scalar};
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod cpuid;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod crc_pclmul;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod crc_sse42;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod crc_vpclmul;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_adc;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_avx2;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_avx512;
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_lanes;
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_sse2;
 
 /// Marker for "not chosen yet" in the level atomics.
@@ -62,7 +67,7 @@ pub(crate) fn detected() -> (Level, CrcLevel) {
     )
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 fn detect_now() -> (Level, CrcLevel) {
     let f = cpuid::read();
     let sum = if f.avx512bw {
@@ -86,7 +91,7 @@ fn detect_now() -> (Level, CrcLevel) {
     (sum, crc)
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
 fn detect_now() -> (Level, CrcLevel) {
     (Level::Scalar, CrcLevel::Table)
 }
@@ -170,18 +175,18 @@ fn sum_checked(level: Level, data: &[u8]) -> u64 {
     }
     match level {
         Level::Scalar => scalar::sum_raw(data),
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level, so this CPU has SSE2.
         Level::Sse2 => unsafe { sum_sse2::sum(data) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level, so this CPU has AVX2 and the
         // OS saves YMM state.
         Level::Avx2 => unsafe { sum_avx2::sum(data) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level, so this CPU has AVX-512F+BW
         // and the OS saves opmask and ZMM state.
         Level::Avx512 => unsafe { sum_avx512::sum(data) },
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
         _ => scalar::sum_raw(data),
     }
 }
@@ -191,16 +196,16 @@ fn sum_checked(level: Level, data: &[u8]) -> u64 {
 fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
     match level {
         Level::Scalar => scalar::copy_raw(src, dst),
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: as in `sum_checked`: SSE2 is present.
         Level::Sse2 => unsafe { sum_sse2::copy(src, dst) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: as in `sum_checked`: AVX2 is present and enabled by the OS.
         Level::Avx2 => unsafe { sum_avx2::copy(src, dst) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: as in `sum_checked`: AVX-512F+BW are present and enabled.
         Level::Avx512 => unsafe { sum_avx512::copy(src, dst) },
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
         _ => scalar::copy_raw(src, dst),
     }
 }
@@ -210,11 +215,11 @@ fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
 /// the sum cannot overflow; zero only when both parts are).
 #[inline(always)]
 pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     {
         sum_adc::sum_small(data, init)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
     {
         init + scalar::fold64(scalar::sum_raw(data)) as u64
     }
@@ -249,17 +254,17 @@ pub(crate) fn copy_at(level: Level, src: &[u8], dst: &mut [u8]) -> Result<u64, U
 fn crc_checked(level: CrcLevel, reg: u32, data: &[u8]) -> u32 {
     match level {
         CrcLevel::Table => crc::update_table(reg, data),
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level, so this CPU has SSE4.2.
         CrcLevel::Sse42 => unsafe { crc_sse42::update(reg, data) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level: SSE4.2 and PCLMULQDQ present.
         CrcLevel::Pclmul => unsafe { crc_pclmul::update(reg, data) },
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level: SSE4.2, PCLMULQDQ, AVX-512F
         // and VPCLMULQDQ present, ZMM state enabled by the OS.
         CrcLevel::Vpclmul => unsafe { crc_vpclmul::update(reg, data) },
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
         _ => crc::update_table(reg, data),
     }
 }
