@@ -211,7 +211,9 @@ fn decap_inner(
             let (layer, field) = match tunnel.outer_csum {
                 OuterCsum::Gre(f) => (Layer::Gre, f),
                 OuterCsum::Udp(f) => (Layer::Udp, f),
-                _ => (Layer::Udp, Sum16::ZERO),
+                // A zero IPv6 UDP checksum refused by policy; `Absent` does not
+                // count in the level and never reaches this validation.
+                OuterCsum::Zero | OuterCsum::Absent => (Layer::Udp, Sum16::ZERO),
             };
             return Err(DecapError::BadOuterChecksum {
                 layer,
@@ -235,7 +237,41 @@ fn decap_inner(
             (Reason::SoftwareVerified, _) => DecapReason::SoftwareVerifiedConverted,
             (Reason::DataValidTrusted, _) => DecapReason::OriginTrusted,
             (Reason::PartialTrusted, _) => DecapReason::PartialKept,
-            _ => DecapReason::NoOuterChecksum,
+            (Reason::NoChecksumField, _) => DecapReason::NoOuterChecksum,
+            // Bad was returned above; the others name other transitions and never
+            // come out of validate. Listed, not caught by `_`, so that a new
+            // reason must be mapped here.
+            (
+                Reason::DeviceNone
+                | Reason::DeviceVerified { .. }
+                | Reason::DeviceReportedBad
+                | Reason::DeviceSum
+                | Reason::LevelCovers
+                | Reason::Crc32cVerified
+                | Reason::BadChecksum
+                | Reason::ZeroUdp6Rejected
+                | Reason::Converted
+                | Reason::NotConverted
+                | Reason::Pulled
+                | Reason::PartialPulledPast
+                | Reason::Pushed
+                | Reason::Trimmed
+                | Reason::Bridged
+                | Reason::Routed
+                | Reason::Ipv4HeaderChecked
+                | Reason::NatRewritten
+                | Reason::NatZeroUdpKept
+                | Reason::NatNoChange
+                | Reason::ConntrackHookSkipped
+                | Reason::ConntrackChecksumOff
+                | Reason::ConntrackFragment
+                | Reason::ConntrackGeneric
+                | Reason::PartialSetUp
+                | Reason::Filled
+                | Reason::FilledCrc32c
+                | Reason::NothingToFill,
+                _,
+            ) => DecapReason::NoOuterChecksum,
         };
         if meta.state() == CsumState::None && reason == DecapReason::LevelConsumed {
             // A CSUM_BLANK packet cannot carry a Complete sum: not converted.
