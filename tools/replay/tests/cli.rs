@@ -4,8 +4,10 @@
 //! frames, and the `--gro` / `--verdicts` CSV files end to end.
 #![allow(dead_code)]
 
-use netoffload_replay::{app, capture, cli, mix, nic, verdicts, walk};
-use std::path::PathBuf;
+mod support;
+
+use netoffload_replay::{app, capture, cli, mix, nic};
+use support::{pcap, pcapng, rows_of, samples, tmp};
 
 use cli::{CliError, Options, Policy, Sink};
 
@@ -70,90 +72,6 @@ fn usage_errors_name_the_problem() {
     assert!(
         matches!(cli::parse(&args("--version")), Err(CliError::Help(t)) if t.contains("replay"))
     );
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("netoffload-replay-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-/// A classic pcap file (little-endian, microseconds); frames 2 us apart.
-fn pcap(link: u32, records: &[(&[u8], u32)]) -> Vec<u8> {
-    let mut f = Vec::new();
-    f.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
-    f.extend_from_slice(&2u16.to_le_bytes());
-    f.extend_from_slice(&4u16.to_le_bytes());
-    f.extend_from_slice(&[0; 8]);
-    f.extend_from_slice(&262_144u32.to_le_bytes());
-    f.extend_from_slice(&link.to_le_bytes());
-    for (i, (data, orig)) in records.iter().enumerate() {
-        f.extend_from_slice(&1u32.to_le_bytes());
-        f.extend_from_slice(&(500_000 + 2 * i as u32).to_le_bytes());
-        f.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        f.extend_from_slice(&orig.to_le_bytes());
-        f.extend_from_slice(data);
-    }
-    f
-}
-
-/// A pcapng file: section header, one interface (default microsecond
-/// resolution), one enhanced packet block per frame.
-fn pcapng(link: u16, frames: &[&[u8]]) -> Vec<u8> {
-    let mut f = Vec::new();
-    let block = |f: &mut Vec<u8>, kind: u32, body: &[u8]| {
-        let len = 12 + body.len() as u32;
-        f.extend_from_slice(&kind.to_le_bytes());
-        f.extend_from_slice(&len.to_le_bytes());
-        f.extend_from_slice(body);
-        f.extend_from_slice(&len.to_le_bytes());
-    };
-    let mut shb = Vec::new();
-    shb.extend_from_slice(&0x1a2b_3c4du32.to_le_bytes());
-    shb.extend_from_slice(&1u16.to_le_bytes());
-    shb.extend_from_slice(&0u16.to_le_bytes());
-    shb.extend_from_slice(&(-1i64).to_le_bytes());
-    block(&mut f, 0x0a0d_0d0a, &shb);
-    let mut idb = Vec::new();
-    idb.extend_from_slice(&link.to_le_bytes());
-    idb.extend_from_slice(&0u16.to_le_bytes());
-    idb.extend_from_slice(&262_144u32.to_le_bytes());
-    block(&mut f, 1, &idb);
-    for (i, d) in frames.iter().enumerate() {
-        let ts: u64 = 2_000_000 + 250 * i as u64;
-        let mut epb = Vec::new();
-        epb.extend_from_slice(&0u32.to_le_bytes());
-        epb.extend_from_slice(&((ts >> 32) as u32).to_le_bytes());
-        epb.extend_from_slice(&(ts as u32).to_le_bytes());
-        epb.extend_from_slice(&(d.len() as u32).to_le_bytes());
-        epb.extend_from_slice(&(d.len() as u32).to_le_bytes());
-        epb.extend_from_slice(d);
-        while epb.len() % 4 != 0 {
-            epb.push(0);
-        }
-        block(&mut f, 6, &epb);
-    }
-    f
-}
-
-fn rows_of(
-    bytes: &[u8],
-    link: netoffload::wire::LinkType,
-) -> Vec<(usize, &'static str, &'static str)> {
-    let w = walk::walk(bytes, link);
-    verdicts::frame_rows(1, bytes, &w, false)
-        .into_iter()
-        .map(|r| (r.depth, r.layer.name(), r.status.name()))
-        .collect()
-}
-
-/// One IPv4 and one IPv6 frame of the mix, and one VXLAN frame.
-fn samples() -> Vec<Vec<u8>> {
-    let m = mix::build();
-    ["tcp4", "tcp6", "vxlan_csum", "corrupt"]
-        .iter()
-        .map(|c| m.iter().find(|p| p.class == *c).unwrap().bytes.clone())
-        .collect()
 }
 
 fn read_rows(path: &std::path::Path) -> Vec<Vec<(usize, &'static str, &'static str)>> {
