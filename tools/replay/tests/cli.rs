@@ -314,3 +314,29 @@ fn gro_and_verdict_csv_files_end_to_end() {
     };
     assert!(app::main_with(&o).unwrap_err().contains("--gro"));
 }
+
+#[test]
+fn every_tunnel_class_of_a_capture_is_in_the_tunnel_view() {
+    let frames = samples();
+    let recs: Vec<(&[u8], u32)> = frames
+        .iter()
+        .map(|f| (f.as_slice(), f.len() as u32))
+        .collect();
+    let p = tmp("tunnels.pcap");
+    std::fs::write(&p, pcap(1, &recs)).unwrap();
+    let inputs = app::capture_inputs(p.to_str().unwrap()).unwrap();
+    let r = app::run(
+        &inputs,
+        nic::Profile::L4,
+        Policy::Compute,
+        &Options::default(),
+        false,
+    );
+    assert!(r.stats.classes.contains_key("vxlan"));
+    let table = netoffload_replay::report::table(&[r.stats], "t");
+    let view = table
+        .split("Tunnel traffic per class")
+        .nth(1)
+        .expect("a tunnel view");
+    assert!(view.lines().nth(1).unwrap().contains("vxlan"), "{table}");
+}
