@@ -540,7 +540,7 @@ const CHUNK_BYTES: usize = 1 << 20;
 /// Batches queued per worker, each way.
 const DEPTH: usize = 2;
 
-type Batch = Vec<(u64, Input, Walk)>;
+type Batch = Vec<(u64, Input, Option<Walk>)>;
 
 enum Msg {
     Part(Vec<Done>),
@@ -618,8 +618,18 @@ fn reader(src: impl Iterator<Item = Input>, spec: &RunSpec, to: Vec<SyncSender<B
             .all(|(b, tx)| tx.send(std::mem::take(b)).is_ok())
     };
     for (i, inp) in src.enumerate() {
-        let w = walk::walk(&inp.bytes, inp.link);
-        let q = rss::queue(&inp.bytes, &w, spec.rss, n);
+        // Outer hashing reads the headers directly (the walk is the workers'
+        // job); inner hashing needs the walk, which then travels with the frame.
+        let (q, w) = match spec.rss {
+            RssMode::Outer => (
+                rss::queue_of(rss::outer_tuple(&inp.bytes, inp.link).as_deref(), n),
+                None,
+            ),
+            RssMode::Inner => {
+                let w = walk::walk(&inp.bytes, inp.link);
+                (rss::queue(&inp.bytes, &w, RssMode::Inner, n), Some(w))
+            }
+        };
         bytes += inp.bytes.len();
         frames += 1;
         batches[q].push((i as u64 + 1, inp, w));
@@ -641,7 +651,10 @@ fn worker(spec: &RunSpec, rx: Receiver<Batch>, tx: SyncSender<Msg>) {
     for batch in rx {
         let done: Vec<Done> = batch
             .into_iter()
-            .map(|(frame, inp, w)| q.frame(frame, &inp, w))
+            .map(|(frame, inp, w)| {
+                let w = w.unwrap_or_else(|| walk::walk(&inp.bytes, inp.link));
+                q.frame(frame, &inp, w)
+            })
             .collect();
         if tx.send(Msg::Part(done)).is_err() {
             return;

@@ -2,7 +2,7 @@
 //! picks the worker (receive queue) of `--threads N`, as a NIC's RSS does
 //! (Microsoft's RSS specification; Linux `skb_get_hash` / ethtool `-X`).
 
-use netoffload::wire::{Net, Transport};
+use netoffload::wire::{LinkType, Net, Transport};
 
 use crate::walk::Walk;
 
@@ -69,11 +69,69 @@ pub fn tuple(bytes: &[u8], w: &Walk, mode: RssMode) -> Option<Vec<u8>> {
     Some(t)
 }
 
-/// The queue of a frame among `queues`: the hash's low bits through an
+/// The queue of a hash input among `queues`: the hash's low bits through an
 /// indirection table filled round robin; frames with no IP header go to queue 0.
-pub fn queue(bytes: &[u8], w: &Walk, mode: RssMode, queues: usize) -> usize {
-    match tuple(bytes, w, mode) {
-        Some(t) if queues > 1 => ((toeplitz(&MS_KEY, &t) % RETA_SIZE) as usize) % queues,
+pub fn queue_of(t: Option<&[u8]>, queues: usize) -> usize {
+    match t {
+        Some(t) if queues > 1 => ((toeplitz(&MS_KEY, t) % RETA_SIZE) as usize) % queues,
         _ => 0,
     }
+}
+
+/// The queue of a walked frame.
+pub fn queue(bytes: &[u8], w: &Walk, mode: RssMode, queues: usize) -> usize {
+    queue_of(tuple(bytes, w, mode).as_deref(), queues)
+}
+
+/// The outer hash input read straight from the headers, as a NIC's parser
+/// does, without the full walk: Ethernet with up to two VLAN tags (or raw IP),
+/// IPv4 or IPv6, ports of TCP/UDP/SCTP when they follow the fixed header of an
+/// unfragmented packet (else the 2-tuple). `None` when not IP.
+pub fn outer_tuple(bytes: &[u8], link: LinkType) -> Option<Vec<u8>> {
+    let (mut l3, mut et) = match link {
+        LinkType::Ethernet => (14, be16(bytes, 12)?),
+        LinkType::RawIp => match bytes.first()? >> 4 {
+            4 => (0, 0x0800),
+            6 => (0, 0x86DD),
+            _ => return None,
+        },
+    };
+    for _ in 0..2 {
+        if et == 0x8100 || et == 0x88A8 {
+            et = be16(bytes, l3 + 2)?;
+            l3 += 4;
+        }
+    }
+    let (addrs, proto, l4, frag) = match et {
+        0x0800 => {
+            let ihl = usize::from(bytes.get(l3)? & 0x0F) * 4;
+            let frag = be16(bytes, l3 + 6)? & 0x3FFF != 0;
+            (
+                bytes.get(l3 + 12..l3 + 20)?,
+                *bytes.get(l3 + 9)?,
+                l3 + ihl,
+                frag,
+            )
+        }
+        0x86DD => (
+            bytes.get(l3 + 8..l3 + 40)?,
+            *bytes.get(l3 + 6)?,
+            l3 + 40,
+            false,
+        ),
+        _ => return None,
+    };
+    let mut t = Vec::with_capacity(addrs.len() + 4);
+    t.extend_from_slice(addrs);
+    if !frag
+        && matches!(proto, 6 | 17 | 132)
+        && let Some(ports) = bytes.get(l4..l4 + 4)
+    {
+        t.extend_from_slice(ports);
+    }
+    Some(t)
+}
+
+fn be16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_be_bytes([*b.get(at)?, *b.get(at + 1)?]))
 }
