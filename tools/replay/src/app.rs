@@ -259,16 +259,16 @@ pub fn main_with(o: &Options) -> Result<(), String> {
     };
     writers.finish().map_err(|e| e.to_string())?;
     if o.json {
-        println!("{}", crate::report::json(&runs));
+        pipeline::emit(false, &format!("{}\n", crate::report::json(&runs)))
     } else if human_to_stderr {
-        eprint!("{}", crate::report::table(&runs, &title));
+        pipeline::emit(true, &crate::report::table(&runs, &title))
     } else {
-        print!("{}", crate::report::table(&runs, &title));
+        let mut text = crate::report::table(&runs, &title);
         if o.file.is_none() {
-            print!("{}", story(&runs));
+            text.push_str(&story(&runs));
         }
+        pipeline::emit(false, &text)
     }
-    Ok(())
 }
 
 /// The 82599 story in words, read off the runs (only lines whose facts hold are printed).

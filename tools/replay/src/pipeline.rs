@@ -279,6 +279,44 @@ pub fn gro_writer(w: Box<dyn Write>) -> std::io::Result<csv::Writer<Box<dyn Writ
     Ok(c)
 }
 
+/// A write error in words, and whether it is a closed pipe.
+pub struct WriteError {
+    text: String,
+    broken_pipe: bool,
+}
+
+impl From<std::io::Error> for WriteError {
+    fn from(e: std::io::Error) -> WriteError {
+        WriteError {
+            broken_pipe: e.kind() == std::io::ErrorKind::BrokenPipe,
+            text: e.to_string(),
+        }
+    }
+}
+
+impl From<csv::Error> for WriteError {
+    fn from(e: csv::Error) -> WriteError {
+        WriteError {
+            broken_pipe: matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe),
+            text: e.to_string(),
+        }
+    }
+}
+
+/// Writes `text` to stdout (or stderr); a closed pipe is not an error.
+pub fn emit(to_stderr: bool, text: &str) -> Result<(), String> {
+    let r = if to_stderr {
+        std::io::stderr().write_all(text.as_bytes())
+    } else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|_| out.flush())
+    };
+    match r {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
+    }
+}
+
 /// The tool's writers; the first write error is kept and reported at the end.
 #[derive(Default)]
 pub struct Writers {
@@ -292,11 +330,14 @@ pub struct Writers {
 }
 
 impl Writers {
-    fn keep(&mut self, what: &str, r: Result<(), impl std::fmt::Display>) {
-        if let Err(e) = r
-            && self.error.is_none()
-        {
-            self.error = Some(format!("{what}: {e}"));
+    /// Keeps the first write error; a closed pipe (`replay ... | head`) is
+    /// not one: the reader has what it wanted.
+    fn keep(&mut self, what: &str, r: Result<(), impl Into<WriteError>>) {
+        if let Err(e) = r {
+            let e: WriteError = e.into();
+            if !e.broken_pipe && self.error.is_none() {
+                self.error = Some(format!("{what}: {}", e.text));
+            }
         }
     }
 

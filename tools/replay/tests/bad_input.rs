@@ -249,3 +249,20 @@ fn json_with_explain_keeps_stdout_one_json_object() {
         "{e}"
     );
 }
+
+#[test]
+fn a_closed_stdout_pipe_is_not_a_panic() {
+    for args in [&["--json"][..], &["--verdicts", "-"][..], &[][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_replay"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader went away (`replay | head -c 0`)
+        let o = child.wait_with_output().unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {e}");
+        assert!(!e.contains("replay:"), "no error or warning: {args:?}: {e}");
+    }
+}
