@@ -80,7 +80,7 @@ fn empty_file() {
 #[test]
 fn random_bytes() {
     let junk: Vec<u8> = (0..4096u32)
-        .map(|i| (i * 2_654_435_761) as u8 ^ 0x5a)
+        .map(|i| i.wrapping_mul(2_654_435_761) as u8 ^ 0x5a)
         .collect();
     fails(
         &replay_bytes("junk.pcap", &junk, &[]),
