@@ -575,11 +575,11 @@ fn one_queue(
 }
 
 /// Frames per batch handed to the workers (fewer when the bytes reach `CHUNK_BYTES`).
-const CHUNK_FRAMES: usize = 512;
+const CHUNK_FRAMES: usize = 4096;
 /// Bytes per batch: bounds the memory in flight whatever the frame sizes.
-const CHUNK_BYTES: usize = 1 << 20;
+const CHUNK_BYTES: usize = 2 << 20;
 /// Batches queued per worker, each way.
-const DEPTH: usize = 2;
+const DEPTH: usize = 4;
 
 type Batch = Vec<(u64, Input, Option<Walk>)>;
 
