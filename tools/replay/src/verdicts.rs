@@ -142,22 +142,22 @@ pub fn salvage_ip(frame: u64, bytes: &[u8], l3: usize, depth: usize) -> Vec<Row>
     rows
 }
 
-/// Writes the CSV header.
-pub fn write_header(out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "frame,depth,layer,status")
+/// A `--verdicts` CSV writer with its header (`frame,depth,layer,status`) written.
+pub fn writer<W: Write>(w: W) -> csv::Result<csv::Writer<W>> {
+    let mut c = csv::Writer::from_writer(w);
+    c.write_record(["frame", "depth", "layer", "status"])?;
+    Ok(c)
 }
 
 /// Writes rows.
-pub fn write_rows(out: &mut dyn Write, rows: &[Row]) -> std::io::Result<()> {
+pub fn write_rows<W: Write>(out: &mut csv::Writer<W>, rows: &[Row]) -> csv::Result<()> {
     for r in rows {
-        writeln!(
-            out,
-            "{},{},{},{}",
-            r.frame,
-            r.depth,
+        out.write_record([
+            r.frame.to_string().as_str(),
+            r.depth.to_string().as_str(),
             r.layer.name(),
-            r.status.name()
-        )?;
+            r.status.name(),
+        ])?;
     }
     Ok(())
 }

@@ -3,8 +3,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use serde::Serialize;
+use serde_json::value::RawValue;
+
 /// Counters of one class of traffic in one run.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ClassStats {
     /// Frames in.
     pub packets_in: u64,
@@ -50,6 +53,9 @@ pub struct RunStats {
     pub malformed: u64,
     /// Frames that are not IP (ARP, STP...).
     pub not_ip: u64,
+    /// Frames cut by the capture's snapshot length whose headers stop parsing
+    /// (counted here, not in `malformed`; their checksums are `unverified`).
+    pub truncated: u64,
     /// Why packets went up, with counts.
     pub flush_reasons: BTreeMap<&'static str, u64>,
     /// Wall-clock nanoseconds per frame of the GRO stage (parse, validate, merge).
@@ -82,8 +88,8 @@ impl RunStats {
     }
 }
 
-/// Tunnel classes shown in the tunnel view, in order, when present.
-const TUNNEL_VIEW: [&str; 6] = [
+/// The built-in mix's tunnel classes, in the tunnel view's order.
+const MIX_TUNNELS: [&str; 6] = [
     "vxlan_zero_csum",
     "vxlan_csum",
     "geneve",
@@ -91,6 +97,20 @@ const TUNNEL_VIEW: [&str; 6] = [
     "gre",
     "gre_csum",
 ];
+
+/// A capture's tunnel classes (the walk's encapsulation names), in the view's order.
+const CAPTURE_TUNNELS: [&str; 6] = ["vxlan", "geneve", "gre", "gre_udp", "mpls_udp", "ipip"];
+
+/// Every tunnel class present in the runs: the mix's first, then a capture's.
+fn tunnel_classes(runs: &[RunStats]) -> Vec<&'static str> {
+    let mut shown: Vec<&'static str> = Vec::new();
+    for c in MIX_TUNNELS.iter().chain(CAPTURE_TUNNELS.iter()) {
+        if !shown.contains(c) && runs.iter().any(|r| r.classes.contains_key(*c)) {
+            shown.push(c);
+        }
+    }
+    shown
+}
 
 /// The human table.
 pub fn table(runs: &[RunStats], title: &str) -> String {
@@ -136,11 +156,7 @@ pub fn table(runs: &[RunStats], title: &str) -> String {
             top.join(", ")
         );
     }
-    let shown: Vec<&str> = TUNNEL_VIEW
-        .iter()
-        .copied()
-        .filter(|c| runs.iter().any(|r| r.classes.contains_key(*c)))
-        .collect();
+    let shown = tunnel_classes(runs);
     if !shown.is_empty() {
         let _ = writeln!(
             s,
@@ -171,89 +187,105 @@ pub fn table(runs: &[RunStats], title: &str) -> String {
             let _ = writeln!(s, "{line}");
         }
     }
+    if let Some(r) = runs.iter().find(|r| r.truncated > 0) {
+        let _ = writeln!(
+            s,
+            "\n{} frames cut by the capture's snapshot length stop parsing: counted as truncated, \
+             not malformed (their checksums are unverified)",
+            r.truncated
+        );
+    }
     s
 }
 
-/// A JSON string literal.
-pub fn json_str(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\t' => o.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
-fn json_f64(x: f64) -> String {
-    if x.is_finite() {
+/// A number written with three decimals, as the JSON has always had it.
+fn fixed3(x: f64) -> Box<RawValue> {
+    let text = if x.is_finite() {
         format!("{x:.3}")
     } else {
         "null".into()
+    };
+    RawValue::from_string(text).unwrap_or_else(|_| RawValue::from_string("null".into()).unwrap())
+}
+
+/// One run in the `--json` object (the schema of issue 9; `truncated` added by issue 18).
+#[derive(Serialize)]
+struct JsonRun<'a> {
+    profile: &'a str,
+    policy: &'a str,
+    packets_in: u64,
+    packets_out: u64,
+    merge_ratio: Box<RawValue>,
+    sw_csum_bytes: u64,
+    sw_csum_bytes_twice: u64,
+    sw_adjust_bytes: u64,
+    bad_csum: u64,
+    device_faults: u64,
+    malformed: u64,
+    not_ip: u64,
+    flush_reasons: &'a BTreeMap<&'static str, u64>,
+    ns_per_packet: Box<RawValue>,
+    classes: &'a BTreeMap<String, ClassStats>,
+    truncated: u64,
+}
+
+/// The `--json` object: `{"runs": [...]}`, spaced as it always was (`", "`, `": "`).
+pub fn json(runs: &[RunStats]) -> String {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        runs: Vec<JsonRun<'a>>,
+    }
+    let doc = Doc {
+        runs: runs
+            .iter()
+            .map(|r| JsonRun {
+                profile: r.profile,
+                policy: r.policy,
+                packets_in: r.packets_in,
+                packets_out: r.packets_out,
+                merge_ratio: fixed3(r.merge_ratio()),
+                sw_csum_bytes: r.sw_csum_bytes,
+                sw_csum_bytes_twice: r.dup_csum_bytes,
+                sw_adjust_bytes: r.sw_adjust_bytes,
+                bad_csum: r.bad_csum,
+                device_faults: r.device_faults,
+                malformed: r.malformed,
+                not_ip: r.not_ip,
+                flush_reasons: &r.flush_reasons,
+                ns_per_packet: fixed3(r.ns_per_packet),
+                classes: &r.classes,
+                truncated: r.truncated,
+            })
+            .collect(),
+    };
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    match doc.serialize(&mut ser) {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(e) => format!("{{\"error\": \"{e}\"}}"),
     }
 }
 
-/// The `--json` object: `{"runs": [...]}` with the schema of issue 9.
-pub fn json(runs: &[RunStats]) -> String {
-    let mut s = String::from("{\"runs\": [");
-    for (i, r) in runs.iter().enumerate() {
-        if i > 0 {
-            s.push_str(", ");
-        }
-        let _ = write!(
-            s,
-            "{{\"profile\": {}, \"policy\": {}, \"packets_in\": {}, \"packets_out\": {}, \
-             \"merge_ratio\": {}, \"sw_csum_bytes\": {}, \"sw_csum_bytes_twice\": {}, \"sw_adjust_bytes\": {}, \"bad_csum\": {}, \
-             \"device_faults\": {}, \"malformed\": {}, \"not_ip\": {}, \"flush_reasons\": {{",
-            json_str(r.profile),
-            json_str(r.policy),
-            r.packets_in,
-            r.packets_out,
-            json_f64(r.merge_ratio()),
-            r.sw_csum_bytes,
-            r.dup_csum_bytes,
-            r.sw_adjust_bytes,
-            r.bad_csum,
-            r.device_faults,
-            r.malformed,
-            r.not_ip
-        );
-        for (j, (k, c)) in r.flush_reasons.iter().enumerate() {
-            if j > 0 {
-                s.push_str(", ");
-            }
-            let _ = write!(s, "{}: {c}", json_str(k));
-        }
-        let _ = write!(
-            s,
-            "}}, \"ns_per_packet\": {}, \"classes\": {{",
-            json_f64(r.ns_per_packet)
-        );
-        for (j, (k, c)) in r.classes.iter().enumerate() {
-            if j > 0 {
-                s.push_str(", ");
-            }
-            let _ = write!(
-                s,
-                "{}: {{\"packets_in\": {}, \"packets_out\": {}, \"sw_csum_bytes\": {}}}",
-                json_str(k),
-                c.packets_in,
-                c.packets_out,
-                c.sw_csum_bytes
-            );
-        }
-        s.push_str("}}");
+/// serde_json's compact output with a space after `,` and `:` (the format
+/// other tools have read since issue 9).
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
     }
-    s.push_str("]}");
-    s
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
 }

@@ -9,7 +9,7 @@
 //!   (flows and payload lengths found by etherparse, not by the tool).
 #![allow(dead_code)]
 
-include!("support/replay_mods.rs");
+use netoffload_replay::{app, cli, csumcheck, nic, walk};
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,9 +17,10 @@ use std::path::PathBuf;
 use etherparse::{NetSlice, SlicedPacket};
 use netoffload::wire::LinkType;
 
-/// The corpus, relative to the crate root (a worktree also looks one level up).
+/// The corpus, relative to the workspace root (tools/replay is two levels down;
+/// a worktree also looks one level further up).
 fn corpus_dir() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     ["../shared/corpus/pcap", "../../shared/corpus/pcap"]
         .iter()
         .map(|p| root.join(p))

@@ -45,6 +45,13 @@ impl Profile {
     pub fn parse(s: &str) -> Option<Profile> {
         Profile::ALL.into_iter().find(|p| p.name() == s)
     }
+
+    /// Parses a `--nic` value for clap, naming the accepted ones when it fails.
+    pub fn parse_arg(s: &str) -> Result<Profile, String> {
+        Profile::parse(s).ok_or_else(|| {
+            format!("unknown profile '{s}' (expected none, l4, l4-tunnel or complete)")
+        })
+    }
 }
 
 /// What the device said about one frame.

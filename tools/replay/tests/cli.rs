@@ -4,8 +4,10 @@
 //! frames, and the `--gro` / `--verdicts` CSV files end to end.
 #![allow(dead_code)]
 
-include!("support/replay_mods.rs");
-use std::path::PathBuf;
+mod support;
+
+use netoffload_replay::{app, capture, cli, mix, nic};
+use support::{pcap, pcapng, rows_of, samples, tmp};
 
 use cli::{CliError, Options, Policy, Sink};
 
@@ -22,15 +24,21 @@ fn defaults_and_every_option() {
         (64, 1000, true, false, 0)
     );
     let o = cli::parse(&args(
-        "cap.pcap --nic l4-tunnel --policy strict --budget 8 --gap-us 50 --no-udp-gro --verdicts - --gro out.csv --explain 3 --json",
+        "cap.pcap --nic l4-tunnel --policy strict --budget 8 --gap-us 50 --no-udp-gro --verdicts - --gro out.csv --explain 3 --threads 2 --rss inner",
     ))
     .unwrap();
+    assert_eq!(
+        (o.threads, o.rss),
+        (2, netoffload_replay::rss::RssMode::Inner)
+    );
+    let j = cli::parse(&args("--json --progress")).unwrap();
+    assert!(j.json && j.progress);
     assert_eq!(o.file.as_deref(), Some("cap.pcap"));
     assert_eq!(o.nic, Some(nic::Profile::L4Tunnel));
     assert_eq!(o.policy, Some(Policy::Strict));
     assert_eq!(
         (o.budget, o.gap_us, o.udp_gro, o.explain, o.json),
-        (8, 50, false, 3, true)
+        (8, 50, false, 3, false)
     );
     assert_eq!(o.verdicts, Some(Sink::Stdout));
     assert_eq!(o.gro, Some(Sink::File("out.csv".into())));
@@ -54,95 +62,16 @@ fn usage_errors_name_the_problem() {
     assert!(err("--policy lax").contains("'lax'"));
     assert!(err("--budget 0").contains("--budget"));
     assert!(err("--budget many").contains("'many'"));
-    assert!(err("--gap-us -5").contains("--gap-us"));
-    assert!(err("--explain").contains("needs a value"));
+    assert!(err("--gap-us -5").contains("-5"));
+    assert!(err("--explain").contains("--explain"));
     assert!(err("--bogus").contains("--bogus"));
     assert!(err("a.pcap b.pcap").contains("b.pcap"));
-    assert_eq!(cli::parse(&args("--help")), Err(CliError::Help));
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("netoffload-replay-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-/// A classic pcap file (little-endian, microseconds); frames 2 us apart.
-fn pcap(link: u32, records: &[(&[u8], u32)]) -> Vec<u8> {
-    let mut f = Vec::new();
-    f.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
-    f.extend_from_slice(&2u16.to_le_bytes());
-    f.extend_from_slice(&4u16.to_le_bytes());
-    f.extend_from_slice(&[0; 8]);
-    f.extend_from_slice(&262_144u32.to_le_bytes());
-    f.extend_from_slice(&link.to_le_bytes());
-    for (i, (data, orig)) in records.iter().enumerate() {
-        f.extend_from_slice(&1u32.to_le_bytes());
-        f.extend_from_slice(&(500_000 + 2 * i as u32).to_le_bytes());
-        f.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        f.extend_from_slice(&orig.to_le_bytes());
-        f.extend_from_slice(data);
-    }
-    f
-}
-
-/// A pcapng file: section header, one interface (default microsecond
-/// resolution), one enhanced packet block per frame.
-fn pcapng(link: u16, frames: &[&[u8]]) -> Vec<u8> {
-    let mut f = Vec::new();
-    let block = |f: &mut Vec<u8>, kind: u32, body: &[u8]| {
-        let len = 12 + body.len() as u32;
-        f.extend_from_slice(&kind.to_le_bytes());
-        f.extend_from_slice(&len.to_le_bytes());
-        f.extend_from_slice(body);
-        f.extend_from_slice(&len.to_le_bytes());
-    };
-    let mut shb = Vec::new();
-    shb.extend_from_slice(&0x1a2b_3c4du32.to_le_bytes());
-    shb.extend_from_slice(&1u16.to_le_bytes());
-    shb.extend_from_slice(&0u16.to_le_bytes());
-    shb.extend_from_slice(&(-1i64).to_le_bytes());
-    block(&mut f, 0x0a0d_0d0a, &shb);
-    let mut idb = Vec::new();
-    idb.extend_from_slice(&link.to_le_bytes());
-    idb.extend_from_slice(&0u16.to_le_bytes());
-    idb.extend_from_slice(&262_144u32.to_le_bytes());
-    block(&mut f, 1, &idb);
-    for (i, d) in frames.iter().enumerate() {
-        let ts: u64 = 2_000_000 + 250 * i as u64;
-        let mut epb = Vec::new();
-        epb.extend_from_slice(&0u32.to_le_bytes());
-        epb.extend_from_slice(&((ts >> 32) as u32).to_le_bytes());
-        epb.extend_from_slice(&(ts as u32).to_le_bytes());
-        epb.extend_from_slice(&(d.len() as u32).to_le_bytes());
-        epb.extend_from_slice(&(d.len() as u32).to_le_bytes());
-        epb.extend_from_slice(d);
-        while epb.len() % 4 != 0 {
-            epb.push(0);
-        }
-        block(&mut f, 6, &epb);
-    }
-    f
-}
-
-fn rows_of(
-    bytes: &[u8],
-    link: netoffload::wire::LinkType,
-) -> Vec<(usize, &'static str, &'static str)> {
-    let w = walk::walk(bytes, link);
-    verdicts::frame_rows(1, bytes, &w, false)
-        .into_iter()
-        .map(|r| (r.depth, r.layer.name(), r.status.name()))
-        .collect()
-}
-
-/// One IPv4 and one IPv6 frame of the mix, and one VXLAN frame.
-fn samples() -> Vec<Vec<u8>> {
-    let m = mix::build();
-    ["tcp4", "tcp6", "vxlan_csum", "corrupt"]
-        .iter()
-        .map(|c| m.iter().find(|p| p.class == *c).unwrap().bytes.clone())
-        .collect()
+    assert!(
+        matches!(cli::parse(&args("--help")), Err(CliError::Help(t)) if t.contains("--verdicts"))
+    );
+    assert!(
+        matches!(cli::parse(&args("--version")), Err(CliError::Help(t)) if t.contains("replay"))
+    );
 }
 
 fn read_rows(path: &std::path::Path) -> Vec<Vec<(usize, &'static str, &'static str)>> {
@@ -264,18 +193,19 @@ fn timestamps_are_microseconds() {
 #[test]
 fn unsupported_link_type_is_a_clear_error_naming_it() {
     let frames = samples();
-    for (name, bytes) in [
-        (
-            "wifi.pcap",
-            pcap(105, &[(&frames[0], frames[0].len() as u32)]),
-        ),
-        ("wifi.pcapng", pcapng(105, &[&frames[0]])),
-    ] {
-        let p = tmp(name);
-        std::fs::write(&p, bytes).unwrap();
-        let e = capture::read(p.to_str().unwrap()).unwrap_err().to_string();
-        assert!(e.contains("105") && e.contains("IEEE802_11"), "{e}");
-    }
+    let p = tmp("wifi.pcap");
+    std::fs::write(&p, pcap(105, &[(&frames[0], frames[0].len() as u32)])).unwrap();
+    let e = capture::read(p.to_str().unwrap()).unwrap_err().to_string();
+    assert!(e.contains("105") && e.contains("IEEE802_11"), "{e}");
+    // pcapng names the link type per interface: a warning naming it, and its
+    // frames counted as malformed (nothing read is thrown away).
+    let p = tmp("wifi.pcapng");
+    std::fs::write(&p, pcapng(105, &[&frames[0]])).unwrap();
+    let mut r = capture::open(p.to_str().unwrap()).unwrap();
+    let f = r.next_frame().unwrap().unwrap();
+    assert!(f.bad_link.unwrap().contains("105"));
+    let w = r.take_warnings().join("\n");
+    assert!(w.contains("105") && w.contains("IEEE802_11"), "{w}");
     let p = tmp("garbage.pcap");
     std::fs::write(&p, b"this is not a capture file at all, not even close").unwrap();
     assert!(capture::read(p.to_str().unwrap()).is_err());
@@ -315,9 +245,15 @@ fn truncated_and_malformed_frames_are_counted_not_fatal() {
         &Options::default(),
         false,
     );
+    // The frame cut by the snapshot length counts as truncated, the junk as malformed.
     assert_eq!(
-        (r.stats.packets_in, r.stats.packets_out, r.stats.malformed),
-        (3, 3, 2)
+        (
+            r.stats.packets_in,
+            r.stats.packets_out,
+            r.stats.malformed,
+            r.stats.truncated
+        ),
+        (3, 3, 1, 1)
     );
 }
 
@@ -377,4 +313,30 @@ fn gro_and_verdict_csv_files_end_to_end() {
         ..Options::default()
     };
     assert!(app::main_with(&o).unwrap_err().contains("--gro"));
+}
+
+#[test]
+fn every_tunnel_class_of_a_capture_is_in_the_tunnel_view() {
+    let frames = samples();
+    let recs: Vec<(&[u8], u32)> = frames
+        .iter()
+        .map(|f| (f.as_slice(), f.len() as u32))
+        .collect();
+    let p = tmp("tunnels.pcap");
+    std::fs::write(&p, pcap(1, &recs)).unwrap();
+    let inputs = app::capture_inputs(p.to_str().unwrap()).unwrap();
+    let r = app::run(
+        &inputs,
+        nic::Profile::L4,
+        Policy::Compute,
+        &Options::default(),
+        false,
+    );
+    assert!(r.stats.classes.contains_key("vxlan"));
+    let table = netoffload_replay::report::table(&[r.stats], "t");
+    let view = table
+        .split("Tunnel traffic per class")
+        .nth(1)
+        .expect("a tunnel view");
+    assert!(view.lines().nth(1).unwrap().contains("vxlan"), "{table}");
 }

@@ -3,7 +3,7 @@
 //! recomputed here from the mix's bytes with etherparse.
 #![allow(dead_code)]
 
-include!("support/replay_mods.rs");
+use netoffload_replay::{app, cli, mix, nic, report, walk};
 
 use std::collections::HashMap;
 
