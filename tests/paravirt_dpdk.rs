@@ -1,5 +1,13 @@
 //! DPDK `ol_flags`: every receive combination, transmit requests both ways.
 
+#[path = "support/mod.rs"]
+mod common;
+#[path = "paravirt_dpdk/contract.rs"]
+mod contract;
+#[path = "paravirt_dpdk/dpdk_model.rs"]
+mod dpdk_model;
+#[path = "paravirt_dpdk/rules.rs"]
+mod rules;
 #[path = "paravirt_support/mod.rs"]
 mod support;
 
