@@ -6,6 +6,8 @@ mod common;
 mod contract;
 #[path = "paravirt_dpdk/dpdk_model.rs"]
 mod dpdk_model;
+#[path = "paravirt_dpdk/prop.rs"]
+mod prop;
 #[path = "paravirt_dpdk/rules.rs"]
 mod rules;
 #[path = "paravirt_support/mod.rs"]

@@ -160,6 +160,10 @@ pub enum Rule {
     /// DPDK (this crate): an L4 request on an IP fragment (its checksum covers
     /// the whole datagram, not this fragment).
     DpdkL4OnFragment,
+    /// DPDK (this crate): bytes after the IP datagram (Ethernet padding) that
+    /// the NIC would sum in, as a `Partial` fill does (it runs to the end of
+    /// the data): any for SCTP's CRC32c, non-zero ones for an Internet checksum.
+    DpdkBytesAfterDatagram,
 }
 
 /// A refused metadata value: the field and what is wrong with it.

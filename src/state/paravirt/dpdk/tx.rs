@@ -7,7 +7,7 @@ use crate::state::paravirt::setup::{
     check_udp_length, field_at, layers_fit, pseudo_len, pseudo_seed, transport_csum_field,
 };
 use crate::state::paravirt::virtio::{GsoKind, SuperPacket};
-use crate::state::{CsumFlags, CsumState};
+use crate::state::{CsumFlags, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
 
 use super::{OuterTx, TxOffload, bits_len, ol, validate_tx_offload};
@@ -55,6 +55,29 @@ pub(super) fn seed_of(frame: &[u8], layers: &Layers, length: SeedLength) -> Opti
             csum::replace_seed(full, &len, &[0; 4])
         }
     })
+}
+
+/// Refuses bytes after the datagram at `layers` (Ethernet padding) that a
+/// NIC would sum in: it runs an L4 checksum to the end of the data, as a
+/// `Partial` fill does, so only zeros (which add nothing to an Internet
+/// checksum, but change a CRC32c) may follow.
+pub(super) fn check_padding(
+    frame: &[u8],
+    layers: &Layers,
+    kind: PartialKind,
+) -> Result<(), BoundaryError> {
+    let pad = frame.get(layers.end..).unwrap_or(&[]);
+    let summed_in = match kind {
+        PartialKind::Inet => pad.iter().any(|&b| b != 0),
+        PartialKind::Crc32c => !pad.is_empty(),
+    };
+    if summed_in {
+        return Err(BoundaryError::forbidden(
+            MetaField::Packet,
+            Rule::DpdkBytesAfterDatagram,
+        ));
+    }
+    Ok(())
 }
 
 /// Writes `value` into the two bytes at `at` (callers checked the bounds).
@@ -109,7 +132,8 @@ pub fn convert_seed(
 /// `SCTP_CKSUM` (CRC32c) with `l2_len` / `l3_len`; a `Partial` elsewhere is
 /// refused (DPDK has no arbitrary start/offset; fill it in software).
 /// `None`, `Unnecessary`, `Complete` -> no L4 request (the field is already
-/// filled). A super-packet adds `TCP_SEG` / `UDP_SEG`, `l4_len` and `tso_segsz`.
+/// filled). An L4 request needs only zeros after the datagram (the NIC sums to
+/// the end of the data). A super-packet adds `TCP_SEG` / `UDP_SEG`, `l4_len` and `tso_segsz`.
 /// `ip_csum` asks for the IPv4 header checksum; IPv4 TSO always asks for it
 /// (`rte_validate_tx_offload` refuses IPv4 TSO without it).
 ///
@@ -137,6 +161,9 @@ pub fn meta_to_tx(
     }
     let mut tx = TxOffload::default();
     let l4 = l4_request(&meta, layers)?;
+    if let CsumState::Partial { kind, .. } = meta.state() {
+        check_padding(frame, layers, kind)?;
+    }
     tx.ol_flags |= l4;
     let seg = match gso {
         Some(sp) => Some(segmentation(sp, l4)?),

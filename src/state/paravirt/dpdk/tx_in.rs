@@ -9,7 +9,7 @@ use crate::state::paravirt::virtio::GsoKind;
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
 
-use super::tx::{SeedLength, put, seed_of};
+use super::tx::{SeedLength, check_padding, put, seed_of};
 use super::{TunnelType, TxOffload, ol, validate_tx_offload};
 
 /// What [`tx_to_meta`] does about the L4 field of an accepted L4 request.
@@ -113,7 +113,8 @@ fn l4_and_seg(f: u64) -> Result<(u64, Option<GsoKind>), BoundaryError> {
 /// (the tunnel header between is not parsed: DPDK folds it into `l2_len`); its
 /// version is the one flag of `TX_IPV4` / `TX_IPV6`, `l3_len` reaches its
 /// transport, which is the requested one, not a fragment, UDP length = IP
-/// payload, `l4_len` the header length under segmentation; then the seed is
+/// payload, no bytes after the datagram the NIC would sum in (zeros only for
+/// an Internet checksum, none for CRC32c), `l4_len` the header length under segmentation; then the seed is
 /// verified or written by `mode`. The returned `Partial` holds the full
 /// (Linux) seed: a length-less one is converted, the only other write.
 pub fn tx_to_meta(
@@ -286,6 +287,12 @@ fn check_request(
         ));
     }
     check_udp_length(frame, layers)?;
+    let kind = if transport == wire::Transport::Sctp {
+        PartialKind::Crc32c
+    } else {
+        PartialKind::Inet
+    };
+    check_padding(frame, layers, kind)?;
     let header = layers.payload - layers.l4;
     if seg.is_some() && usize::from(tx.l4_len) != header {
         return Err(BoundaryError::mismatch(
