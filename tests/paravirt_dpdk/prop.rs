@@ -11,6 +11,7 @@ use super::dpdk_model::{self as model, Release};
 use netoffload::state::paravirt::dpdk::{self, TxOffload, TxSeedMode};
 use netoffload::state::paravirt::setup::SeedCheck;
 use netoffload::state::paravirt::virtio::{GsoKind, SuperPacket};
+use netoffload::state::paravirt::{MetaErrorKind, Rule};
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use netoffload::wire::{self, LinkType};
 use proptest::prelude::*;
@@ -117,6 +118,8 @@ fn csum_offset(proto: u8) -> Option<usize> {
 /// What the request must give.
 #[derive(Debug, PartialEq, Eq)]
 enum Expect {
+    /// Refused by DPDK's own rules: the error names the rule.
+    Einval(model::Einval),
     Refused,
     NoState,
     Partial {
@@ -132,8 +135,8 @@ fn predicate(p: &Pkt, tx: &TxOffload, mode: TxSeedMode) -> Expect {
     use model::*;
     let f = tx.ol_flags;
     let on = |b: u64| f & b != 0;
-    if validate(f, tx.tso_segsz).is_some() {
-        return Expect::Refused;
+    if let Some(e) = validate(f, tx.tso_segsz) {
+        return Expect::Einval(e);
     }
     let (tcp_seg, udp_seg) = (on(TCP_SEG), on(UDP_SEG));
     let l4 = f & L4_MASK;
@@ -218,9 +221,20 @@ fn predicate(p: &Pkt, tx: &TxOffload, mode: TxSeedMode) -> Expect {
     Expect::Partial { start, offset, seg }
 }
 
+/// The crate's name for each `-EINVAL` rule.
+fn rule_of(e: model::Einval) -> Rule {
+    match e {
+        model::Einval::IpChecksumOnIpv6 => Rule::DpdkIpChecksumOnIpv6,
+        model::Einval::L4WithoutIpVersion => Rule::DpdkL4WithoutIpVersion,
+        model::Einval::TsoWithoutSegmentSize => Rule::DpdkTsoWithoutSegmentSize,
+        model::Einval::Ipv4TsoWithoutIpChecksum => Rule::DpdkIpv4TsoWithoutIpChecksum,
+        model::Einval::OuterIpChecksumWithoutOuterIpv4 => Rule::DpdkOuterIpChecksumWithoutOuterIpv4,
+    }
+}
+
 /// Bits a flip may toggle (every transmit flag this mapping reads, plus one
 /// it ignores and the top tunnel bit, which makes undefined tunnel types).
-const FLIP_BITS: [u64; 16] = [
+const FLIP_BITS: [u64; 17] = [
     model::UDP_SEG,
     model::TCP_SEG,
     1 << 52,
@@ -237,6 +251,7 @@ const FLIP_BITS: [u64; 16] = [
     1 << 48,
     model::TCP_SEG | model::IP_CKSUM,
     model::UDP_SEG | model::UDP_CKSUM,
+    model::IPV4 | model::IPV6,
 ];
 
 /// A request that fits the packet (the innermost header), before flips.
@@ -359,6 +374,10 @@ proptest! {
         let link = if p.link == LinkType::RawIp { Link::RawIp } else { Link::Ethernet };
         match (&want, &got) {
             (Expect::Refused, Err(_)) => prop_assert_eq!(&f, &p.bytes, "a refusal changed the frame"),
+            (Expect::Einval(e), Err(got)) => {
+                prop_assert_eq!(got.kind, MetaErrorKind::Forbidden(rule_of(*e)));
+                prop_assert_eq!(&f, &p.bytes, "a refusal changed the frame");
+            }
             (Expect::NoState, Ok(g)) => {
                 prop_assert_eq!(&g.meta, &CsumMeta::NONE);
                 prop_assert_eq!(&f, &p.bytes);

@@ -214,6 +214,7 @@ fn locate(
     let net = match tx.ol_flags & (ol::TX_IPV4 | ol::TX_IPV6) {
         ol::TX_IPV4 => Net::Ipv4,
         ol::TX_IPV6 => Net::Ipv6,
+        // Neither cannot reach here: `validate_tx_offload` refused it.
         _ => {
             return Err(BoundaryError::forbidden(
                 MetaField::DpdkOlFlags,
