@@ -8,6 +8,8 @@ mod contract;
 mod dpdk_model;
 #[path = "paravirt_dpdk/prop.rs"]
 mod prop;
+#[path = "paravirt_dpdk/real_dpdk.rs"]
+mod real_dpdk;
 #[path = "paravirt_dpdk/rules.rs"]
 mod rules;
 #[path = "paravirt_support/mod.rs"]

@@ -232,7 +232,7 @@ pub fn vxlan(inner: &[u8], outer_v6: bool, udp_csum: bool) -> Vxlan {
 
 /// Zeroes the IPv4 header checksums `rte_net_intel_cksum_flags_prepare`
 /// zeroes for `tx` (the one thing `meta_to_tx` leaves correct instead).
-fn zero_ip_header_csums(f: &mut [u8], tx: &TxOffload) {
+pub fn zero_ip_header_csums(f: &mut [u8], tx: &TxOffload) {
     let outer = if tx.ol_flags & (ol::TX_OUTER_IPV4 | ol::TX_OUTER_IPV6) != 0 {
         usize::from(tx.outer_l2_len) + usize::from(tx.outer_l3_len)
     } else {

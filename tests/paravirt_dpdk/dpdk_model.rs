@@ -83,7 +83,8 @@ pub fn ipv4_phdr(b: &[u8], ip: usize, f: u64, release: Release) -> u16 {
     let len = if length_less(f, release) {
         0
     } else {
-        usize::from(be16(b, ip + 2)) - usize::from(b[ip] & 0xF) * 4
+        // `(uint16_t)(total_length - ihl)`: wraps on a garbage header.
+        usize::from(be16(b, ip + 2).wrapping_sub(u16::from(b[ip] & 0xF) * 4))
     };
     naive::fold(naive::pseudo(
         &b[ip + 12..ip + 16],
