@@ -7,11 +7,10 @@ use crate::state::paravirt::setup::{
     check_udp_length, field_at, layers_fit, pseudo_len, pseudo_seed, transport_csum_field,
 };
 use crate::state::paravirt::virtio::{GsoKind, SuperPacket};
-use crate::state::{CsumFlags, CsumState, PartialKind};
+use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
 
 use super::{OuterTx, TxOffload, bits_len, ol, validate_tx_offload};
-use crate::state::CsumMeta;
 
 /// Which pseudo-header seed a segmentation request carries.
 ///

@@ -100,23 +100,27 @@ fn l4_and_seg(f: u64) -> Result<(u64, Option<GsoKind>), BoundaryError> {
 }
 
 /// An mbuf transmit request to checksum metadata (the inverse of
-/// [`meta_to_tx`](super::meta_to_tx)).
+/// [`meta_to_tx`](super::meta_to_tx)); the IPv4 and outer checksums asked of
+/// the NIC come back in [`NicHeaderCsums`].
 ///
-/// Refused, with the frame unchanged: whatever [`validate_tx_offload`] refuses;
-/// an undefined tunnel type; a segmentation request that is not TCP with
-/// `TX_TCP_SEG` or UDP with `TX_UDP_SEG` (`tso_segsz` 0 too); headers past the
-/// frame (`rte_net_intel_cksum_prepare`'s `-ENOTSUP`: `outer_l2_len +
-/// outer_l3_len + l2_len + l3_len + l4_len` beyond it, outer lengths counted
-/// with `TX_OUTER_IPV4`/`TX_OUTER_IPV6` as prepare counts them). With an L4
-/// request, the request must be the packet: without outer flags the frame
-/// parses with its IP header at `l2_len`; with them an IP header parses there
-/// (the tunnel header between is not parsed: DPDK folds it into `l2_len`); its
-/// version is the one flag of `TX_IPV4` / `TX_IPV6`, `l3_len` reaches its
-/// transport, which is the requested one, not a fragment, UDP length = IP
-/// payload, no bytes after the datagram the NIC would sum in (zeros only for
-/// an Internet checksum, none for CRC32c), `l4_len` the header length under segmentation; then the seed is
-/// verified or written by `mode`. The returned `Partial` holds the full
-/// (Linux) seed: a length-less one is converted, the only other write.
+/// Refused, frame unchanged:
+/// - whatever [`validate_tx_offload`] refuses (DPDK's `-EINVAL`);
+/// - an undefined tunnel type; segmentation that is not `TX_TCP_SEG` on TCP or
+///   `TX_UDP_SEG` with `TX_UDP_CKSUM`, or has `tso_segsz` 0;
+/// - headers past the frame (`rte_net_intel_cksum_prepare`'s `-ENOTSUP`; the
+///   outer lengths count when `TX_OUTER_IPV4` / `TX_OUTER_IPV6` is set, as there);
+/// - with an L4 request, one that is not the packet: an IP header at
+///   `l2_len` (after the outer lengths with outer flags; without them the
+///   frame's own, as parsed) of the one version flagged, `l3_len` reaching its
+///   transport, the requested protocol, no fragment, UDP length = IP payload,
+///   no bytes after the datagram the NIC would sum in, `l4_len` the header
+///   length under segmentation (the tunnel header between outer L4 and inner
+///   L2 is not parsed: DPDK folds it into `l2_len`);
+/// - under [`TxSeedMode::Verify`], a field that is not DPDK's seed.
+///
+/// The returned `Partial` holds the full (Linux) seed, written by
+/// [`TxSeedMode::Prepare`] or converted from DPDK's length-less one; no other
+/// byte changes.
 pub fn tx_to_meta(
     tx: &TxOffload,
     frame: &mut [u8],
