@@ -18,7 +18,7 @@ mod common;
 mod oracle;
 
 use libfuzzer_sys::fuzz_target;
-use netoffload::state::paravirt::dpdk::{self, TxOffload};
+use netoffload::state::paravirt::dpdk::{self, TxOffload, TxSeedMode};
 use netoffload::state::paravirt::setup::{SeedCheck, pseudo_sum};
 use netoffload::state::paravirt::virtio::{
     DataValidPolicy, Direction, HdrLayout, HdrLenRule, SeedPolicy, VirtioFlags, VirtioNetHdr,
@@ -200,7 +200,12 @@ fuzz_target!(|data: &[u8]| {
         outer_l3_len: 0,
     };
     let mut copy = frame.to_vec();
-    match dpdk::tx_to_meta(&tx, &mut copy, link) {
+    let mode = if ctl & 0x80 != 0 {
+        TxSeedMode::Prepare
+    } else {
+        TxSeedMode::Verify
+    };
+    match dpdk::tx_to_meta(&tx, &mut copy, link, mode) {
         Ok(got) => {
             if let CsumState::Partial { start, offset, .. } = got.meta.state() {
                 assert!(start + offset + 2 <= frame.len());

@@ -1,10 +1,17 @@
 //! DPDK `ol_flags`: every receive combination, transmit requests both ways.
 
+use crate::support as common;
 use crate::support::paravirt as support;
+
+mod contract;
+mod dpdk_model;
+mod prop;
+mod real_dpdk;
+mod rules;
 
 use netoffload::state::paravirt::dpdk::{
     self, Encap, OuterIpStatus, OuterL4Status, OuterTx, OuterUdpCsum, RxCsum, RxStatus, RxVerdict,
-    TunnelType, TxOffload, ol,
+    TunnelType, TxOffload, TxSeedMode, ol,
 };
 use netoffload::state::paravirt::virtio::{GsoKind, SuperPacket};
 use netoffload::state::paravirt::{BoundaryError, MetaField, Rule};
@@ -366,7 +373,7 @@ fn tx_sctp_asks_for_crc32c() {
     });
     let tx = dpdk::meta_to_tx(m, &mut f.clone(), &l, None, None, false).unwrap();
     assert_eq!(tx.ol_flags, (2 << 52) | (1 << 55));
-    let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet).unwrap();
+    let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet, TxSeedMode::Verify).unwrap();
     assert_eq!(
         back.meta.state(),
         CsumState::Partial {
@@ -405,7 +412,8 @@ fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
         (
             Spec::tcp4(5000),
             GsoKind::TcpV4,
-            (1 << 50) | (1 << 52) | (1 << 55),
+            // rte_validate_tx_offload: IPv4 TSO needs TX_IP_CKSUM.
+            (1 << 50) | (1 << 52) | (1 << 55) | (1 << 54),
         ),
         (
             Spec::udp4(5000),
@@ -447,7 +455,7 @@ fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
         );
         assert_ne!(field(&f, spec), field(&linux, spec));
         // Back from DPDK: the full seed is restored and the Partial is sound.
-        let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet).unwrap();
+        let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet, TxSeedMode::Verify).unwrap();
         assert_eq!(back.seg, Some((kind, 1440)));
         assert_eq!(f, linux);
         support::sound(&f, false, &back.meta).unwrap();
@@ -514,7 +522,7 @@ fn tx_vxlan_lengths() {
         tx.ol_flags,
         (1 << 45) | (1 << 52) | (1 << 54) | (1 << 55) | (1 << 58) | (1 << 59) | (1 << 41)
     );
-    let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet).unwrap();
+    let back = dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet, TxSeedMode::Verify).unwrap();
     assert_eq!(
         back.meta.state(),
         CsumState::Partial {
@@ -535,7 +543,7 @@ fn tx_to_meta_checks_untrusted_lengths() {
         l3_len: 20,
         ..TxOffload::default()
     };
-    let m = dpdk::tx_to_meta(&good, &mut f, LinkType::Ethernet).unwrap();
+    let m = dpdk::tx_to_meta(&good, &mut f, LinkType::Ethernet, TxSeedMode::Verify).unwrap();
     assert_eq!(
         m.meta.state(),
         CsumState::Partial {
@@ -595,7 +603,7 @@ fn tx_to_meta_checks_untrusted_lengths() {
     ];
     for (tx, field) in cases {
         assert_eq!(
-            dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet)
+            dpdk::tx_to_meta(&tx, &mut f, LinkType::Ethernet, TxSeedMode::Verify)
                 .unwrap_err()
                 .field,
             field,
@@ -608,7 +616,7 @@ fn tx_to_meta_checks_untrusted_lengths() {
         ..good
     };
     assert_eq!(
-        dpdk::tx_to_meta(&none, &mut f, LinkType::Ethernet)
+        dpdk::tx_to_meta(&none, &mut f, LinkType::Ethernet, TxSeedMode::Verify)
             .unwrap()
             .meta,
         CsumMeta::NONE

@@ -142,6 +142,28 @@ pub enum Rule {
     SegmentationWithoutChecksum,
     /// The `Partial` start lies before the frame handed to the peer.
     StartBeforeFrame,
+    // DPDK `rte_validate_tx_offload` (22.11), one variant per `-EINVAL` rule,
+    // then the checks this crate adds for a sound state.
+    /// DPDK: `TX_IP_CKSUM` with `TX_IPV6` (only IPv4 has a header checksum).
+    DpdkIpChecksumOnIpv6,
+    /// DPDK: an L4 checksum or `TX_TCP_SEG` without `TX_IPV4` / `TX_IPV6`.
+    DpdkL4WithoutIpVersion,
+    /// DPDK: `TX_TCP_SEG` with `tso_segsz` 0.
+    DpdkTsoWithoutSegmentSize,
+    /// DPDK: IPv4 `TX_TCP_SEG` without `TX_IP_CKSUM` (each segment's header
+    /// checksum changes, so the NIC must write it).
+    DpdkIpv4TsoWithoutIpChecksum,
+    /// DPDK: `TX_OUTER_IP_CKSUM` without `TX_OUTER_IPV4`.
+    DpdkOuterIpChecksumWithoutOuterIpv4,
+    /// DPDK (this crate): both `TX_IPV4` and `TX_IPV6`; a packet is one of them.
+    DpdkBothIpVersions,
+    /// DPDK (this crate): an L4 request on an IP fragment (its checksum covers
+    /// the whole datagram, not this fragment).
+    DpdkL4OnFragment,
+    /// DPDK (this crate): bytes after the IP datagram (Ethernet padding) that
+    /// the NIC would sum in, as a `Partial` fill does (it runs to the end of
+    /// the data): any for SCTP's CRC32c, non-zero ones for an Internet checksum.
+    DpdkBytesAfterDatagram,
 }
 
 /// A refused metadata value: the field and what is wrong with it.

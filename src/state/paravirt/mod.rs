@@ -25,7 +25,7 @@
 //! | `virtio/to_meta.rs` | `virtio_net_hdr_to_skb` and the virtio_net receive `DATA_VALID`, under a policy |
 //! | `virtio/from_meta.rs` | `virtio_net_hdr_from_skb` |
 //! | `xen.rs` | netif.h flags and the GSO extra slot; netfront / netback mappings |
-//! | `dpdk.rs` | `rte_mbuf` `ol_flags`: receive statuses, transmit requests |
+//! | `dpdk/` | `rte_mbuf` `ol_flags` (DPDK 22.11): receive statuses (`rx.rs`), transmit requests both ways (`tx.rs`, `tx_in.rs`), `rte_validate_tx_offload` (`validate.rs`) |
 //! | `afpacket.rs` | `tpacket_rcv` status bits |
 //! | `setup.rs` | `skb_checksum_setup` and the pseudo-header seed, shared by Xen, AF_PACKET and virtio `RSC_INFO` (the protocol switch itself is `state::setup`) |
 //! | `peer.rs` | what a peer's bits may claim, in one order for every boundary |
@@ -44,8 +44,13 @@
 //!   packet, not a fragment, `csum_start` at the transport header); segment
 //!   counts are computed, never read.
 //! - Frame bytes are written only where a protocol requires it (the Xen GSO
-//!   seed fix-up, DPDK's TSO seed convention) and only after every check:
-//!   nothing changes on error.
+//!   seed fix-up, DPDK's TSO seed convention and outer UDP seed,
+//!   `TxSeedMode::Prepare`) and only after every check: nothing changes on
+//!   error.
+//! - DPDK transmit: a request made or accepted is one `rte_validate_tx_offload`
+//!   accepts; an application's mbuf carries flags and lengths, not seeds (its
+//!   PMD's `tx_prepare` writes them), so a `Partial` from one is verified or
+//!   prepared, never assumed.
 #![forbid(unsafe_code)]
 
 pub mod afpacket;
