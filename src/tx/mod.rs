@@ -35,12 +35,12 @@ pub use decide::{
     CrcReason, Device, DoneReason, Fill, FillReason, OffloadReason, SegmentCsum, SegmentReason,
     TxAction, decide,
 };
-pub use error::{TunnelField, TxError, TxRefusal};
+pub use error::{PlanError, TunnelField, TxError, TxRefusal};
 pub use features::{Features, FixedFeatures};
 pub use fill::fill;
 pub use gso::{GsoInfo, GsoLimits, GsoType, required_features};
 pub use planner::{
-    BatchEnd, BatchReport, Completion, PlanError, Prepared, QueueState, RingConfig, RingStats,
-    TxContext, TxRing, WakeOutcome,
+    BatchEnd, BatchReport, Completion, Prepared, QueueState, RingConfig, RingStats, TxContext,
+    TxRing, WakeOutcome,
 };
 pub use segment::{Segments, plan, plan_tunnel, segment, segment_one, segment_tunnel};
