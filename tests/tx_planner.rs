@@ -314,23 +314,31 @@ fn ring_config_counts_are_checked() {
 
 /// Issue 14 item 8: the stop rule let the ring fill every slot (tail == head
 /// reads as empty on a NIC). Worst-case packets now leave ixgbe's 2-descriptor
-/// gap: the queue stops at `DESC_NEEDED` free.
+/// gap: the queue stops below `DESC_NEEDED` (`max_frags + 4`) free.
 #[test]
 fn stop_keeps_the_two_descriptor_gap() {
-    // 26 slots, 4 fragments: worst case 6, DESC_NEEDED 8.
+    // 4 fragments: a worst case of 6 descriptors (context changes every
+    // packet), DESC_NEEDED 8.
+    let worst = |cfg: RingConfig, n: u64| -> Vec<Prepared> {
+        (0..n)
+            .map(|i| cfg.prep(i, 4, ctx(1 + (i % 2) as u8)).unwrap())
+            .collect()
+    };
+    // 26 slots: 6 + 6 + 6 leaves 8 free, still room; the 4th leaves the gap.
     let mut ring = TxRing::<26>::new(4).unwrap();
-    let cfg = *ring.config();
-    let pkts: Vec<Prepared> = (0..10)
-        .map(|i| cfg.prep(i, 4, ctx(1 + (i % 2) as u8)).unwrap())
-        .collect();
-    let r = ring.xmit(&pkts).unwrap();
-    // 6 + 6 + 6 = 18 in flight, 8 free: still room; the 4th leaves 2 free.
+    let r = ring.xmit(&worst(*ring.config(), 10)).unwrap();
     assert_eq!((r.packets, r.end), (4, BatchEnd::QueueStopped));
     assert_eq!(ring.in_flight_descriptors(), 24);
     assert_eq!(ring.free(), GAP);
+    // 24 slots: 6 free after three is a worst-case packet without the gap.
+    let mut ring = TxRing::<24>::new(4).unwrap();
+    let r = ring.xmit(&worst(*ring.config(), 3)).unwrap();
+    assert_eq!((r.packets, r.end), (3, BatchEnd::QueueStopped));
+    assert_eq!(ring.queue_state(), QueueState::Stopped);
     // A completion with nothing reclaimed does not wake (Linux wakes from the
     // clean path when it freed packets).
     assert_eq!(ring.complete(0, |_| {}).wake, WakeOutcome::StillStopped);
+    assert_eq!(ring.complete(1, |_| {}).wake, WakeOutcome::Woke);
 }
 
 /// Issue 14 item 8: a `csum_start` past 65535 was clamped to 65535, giving two
