@@ -31,13 +31,14 @@ fn max_frags(b: u8) -> usize {
     }
 }
 
+fn take(d: &mut &[u8]) -> Option<u8> {
+    let (&b, rest) = d.split_first()?;
+    *d = rest;
+    Some(b)
+}
+
 fn ops(mut data: &[u8]) -> Vec<Op> {
     let mut out = Vec::new();
-    let mut take = |d: &mut &[u8]| -> Option<u8> {
-        let (&b, rest) = d.split_first()?;
-        *d = rest;
-        Some(b)
-    };
     while let Some(tag) = take(&mut data) {
         let Some(arg) = take(&mut data) else { break };
         match tag % 3 {
@@ -58,7 +59,10 @@ fn ops(mut data: &[u8]) -> Vec<Op> {
                 out.push(Op::Enqueue(specs));
             }
             1 => out.push(Op::Xmit(arg as usize)),
-            _ => out.push(Op::Complete(if arg == 255 { usize::MAX } else { arg as usize })),
+            _ => {
+                let n = if arg == 255 { usize::MAX } else { arg as usize };
+                out.push(Op::Complete(n));
+            }
         }
     }
     out
