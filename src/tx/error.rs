@@ -217,3 +217,112 @@ impl fmt::Display for TxRefusal {
 }
 
 impl core::error::Error for TxRefusal {}
+
+/// A refused ring configuration, packet or batch. Nothing was changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// A worst-case packet's descriptor count (`max_frags + 2`, plus the
+    /// 2-descriptor gap) does not fit in `usize`.
+    FragsOverflow {
+        /// The fragment limit asked.
+        max_frags: usize,
+    },
+    /// The ring cannot hold two worst-case packets and the gap (it would stop
+    /// after every packet, or never take one).
+    RingTooSmall {
+        /// Slots in the ring.
+        slots: usize,
+        /// Slots this fragment limit needs: `2 * (max_frags + 2) + 2`.
+        min_slots: usize,
+    },
+    /// The wake threshold is below the stop threshold (the queue would wake
+    /// without room for a worst-case packet) or above the ring (it would never wake).
+    WakeThreshold {
+        /// The threshold asked.
+        threshold: usize,
+        /// Lowest allowed.
+        min: usize,
+        /// Highest allowed.
+        max: usize,
+    },
+    /// The configuration was made for another ring size.
+    SlotsMismatch {
+        /// Slots in the configuration.
+        config: usize,
+        /// Slots in the ring type.
+        ring: usize,
+    },
+    /// A packet with more fragments than the device takes (linearize it first).
+    TooManyFrags {
+        /// Its fragments.
+        nr_frags: usize,
+        /// The limit.
+        max_frags: usize,
+    },
+    /// A packet of the batch, prepared for another ring, needs more data
+    /// descriptors than this ring's worst case: it could stop the queue with
+    /// nothing in flight to wake it. The whole batch was refused.
+    PacketTooLarge {
+        /// Its position in the batch.
+        index: usize,
+        /// Data descriptors it needs.
+        data_descriptors: usize,
+        /// Data descriptors this ring takes per packet (`max_frags + 1`).
+        max: usize,
+    },
+    /// A checksum start or offset a context descriptor (and `sk_buff`) cannot
+    /// hold: `csum_start` must be below 65535 (`skb_partial_csum_set`),
+    /// `csum_offset` at most 65535.
+    ContextOutOfRange {
+        /// `csum_start`.
+        csum_start: usize,
+        /// `csum_offset`.
+        csum_offset: usize,
+    },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PlanError::FragsOverflow { max_frags } => {
+                write!(f, "{max_frags} fragments: descriptor count overflows")
+            }
+            PlanError::RingTooSmall { slots, min_slots } => {
+                write!(
+                    f,
+                    "ring of {slots} slots, this fragment limit needs {min_slots}"
+                )
+            }
+            PlanError::WakeThreshold {
+                threshold,
+                min,
+                max,
+            } => write!(f, "wake threshold {threshold} outside {min}..={max}"),
+            PlanError::SlotsMismatch { config, ring } => {
+                write!(f, "configuration for {config} slots, ring of {ring}")
+            }
+            PlanError::TooManyFrags {
+                nr_frags,
+                max_frags,
+            } => write!(f, "{nr_frags} fragments, the device takes {max_frags}"),
+            PlanError::PacketTooLarge {
+                index,
+                data_descriptors,
+                max,
+            } => write!(
+                f,
+                "packet {index} needs {data_descriptors} data descriptors, the ring takes {max}"
+            ),
+            PlanError::ContextOutOfRange {
+                csum_start,
+                csum_offset,
+            } => write!(
+                f,
+                "csum_start {csum_start} / csum_offset {csum_offset} do not fit a context"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for PlanError {}

@@ -49,8 +49,20 @@
 //!   N originals, byte for byte.
 //! - `planner.rs`: [`RingConfig`], [`RingConfig::prep`] and [`TxRing`]: a
 //!   prefix of a batch enqueued, one doorbell per batch, a context descriptor
-//!   only when the offload context changes, the queue stopped while a
-//!   worst-case packet might not fit and woken at the threshold.
+//!   only when the offload context changes. Every count is checked
+//!   (`PlanError::FragsOverflow`; a ring holds two worst-case packets and the
+//!   gap or is `RingTooSmall`); a batch holding a packet beyond this ring's
+//!   worst case (one prepared for another ring) is refused whole
+//!   (`PacketTooLarge`), ring unchanged; a context `csum_start` >= 65535 is
+//!   refused as `skb_partial_csum_set` does, never clamped. The queue stops
+//!   when free slots drop below ixgbe's `DESC_NEEDED` (`MAX_FRAGS + 4`: a
+//!   worst-case packet and the 2-descriptor gap that keeps tail off head) and
+//!   wakes only from a completion that reclaimed packets, at the threshold
+//!   (`__netif_txq_completed_wake`), so a stopped queue always has a packet in
+//!   flight. Deliberate difference: ixgbe's `desc_unused` keeps one more slot
+//!   back (two indices cannot tell full from empty); descriptors are counted
+//!   exactly here. Checked after every operation against an independent model
+//!   of a Linux driver's ring (`tests/support/tx/ring_model.rs`).
 #![forbid(unsafe_code)]
 
 mod decide;
@@ -66,12 +78,12 @@ pub use decide::{
     CrcReason, Device, DoneReason, Fill, FillReason, OffloadReason, SegmentCsum, SegmentReason,
     TxAction, decide,
 };
-pub use error::{TunnelField, TxError, TxRefusal};
+pub use error::{PlanError, TunnelField, TxError, TxRefusal};
 pub use features::{Features, FixedFeatures};
 pub use fill::fill;
 pub use gso::{GsoInfo, GsoLimits, GsoType, required_features};
 pub use planner::{
-    BatchEnd, BatchReport, Completion, PlanError, Prepared, QueueState, RingConfig, RingStats,
-    TxContext, TxRing, WakeOutcome,
+    BatchEnd, BatchReport, Completion, Prepared, QueueState, RingConfig, RingStats, TxContext,
+    TxRing, WakeOutcome,
 };
 pub use segment::{Segments, plan, plan_tunnel, segment, segment_one, segment_tunnel};

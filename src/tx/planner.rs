@@ -1,23 +1,34 @@
 //! Transmit batch planning over a descriptor ring (the 2007 xmit-batching
-//! work: `xmit_more` / one doorbell per batch; tg3/ixgbe stop and wake rules).
+//! work: `xmit_more` / one doorbell per batch; ixgbe/tg3 stop and wake rules).
 //!
 //! A packet needs `nr_frags + 1` data descriptors, plus one context descriptor
 //! when its offload parameters differ from the last ones the ring was given
 //! (ixgbe/e1000e style). [`RingConfig::prep`] prepares a packet without the
 //! ring (outside the lock); [`TxRing::xmit`] enqueues a batch, rings the
-//! doorbell once, and stops the queue as soon as a worst-case packet might no
-//! longer fit; [`TxRing::complete`] reclaims finished packets and wakes the
-//! queue at the wake threshold (a quarter of the ring by default, like tg3's
-//! `TG3_TX_WAKEUP_THRESH`).
+//! doorbell once, and stops the queue as soon as a worst-case packet and the
+//! 2-descriptor gap might no longer fit (ixgbe's `ixgbe_maybe_stop_tx(ring,
+//! DESC_NEEDED)`, `DESC_NEEDED = MAX_SKB_FRAGS + 4`); [`TxRing::complete`]
+//! reclaims finished packets and wakes the queue from there only, at the wake
+//! threshold (a quarter of the ring by default, like tg3's
+//! `TG3_TX_WAKEUP_THRESH`), as Linux drivers do in their clean path.
 //!
-//! Invariants: descriptors in flight never exceed the ring; a running queue
-//! always has room for a worst-case packet; a stopped queue wakes once enough
-//! slots are reclaimed, and always when the ring is empty.
-
-use core::fmt;
+//! Invariants: descriptors in flight never exceed the ring less the gap (the
+//! tail never reaches the head, which a NIC would read as an empty ring); a
+//! running queue always has room for a worst-case packet and the gap; a stopped
+//! queue always has a packet in flight, so a completion will wake it.
+//!
+//! One difference from ixgbe, on purpose: its `ixgbe_desc_unused` keeps one
+//! more slot back (`count - used - 1`) because two ring indices cannot tell a
+//! full ring from an empty one; this model counts descriptors in flight exactly,
+//! and the gap already keeps the tail off the head.
 
 use super::decide::{OffloadReason, TxAction};
+use super::error::PlanError;
 use super::gso::GsoInfo;
+
+/// Descriptors kept empty between the tail and the head: the "+ 2 desc gap to
+/// keep tail from touching head" ixgbe/igb count in `DESC_NEEDED`.
+const RING_GAP: usize = 2;
 
 /// Offload parameters a context descriptor carries (checksum start/offset,
 /// segment size). A change between packets costs one context descriptor.
@@ -34,8 +45,16 @@ pub struct TxContext {
 impl TxContext {
     /// The context a transmit decision needs: `Some` for a hardware checksum or
     /// segmentation offload, `None` when the device has nothing to compute.
-    pub fn from_action(action: &TxAction, gso: Option<GsoInfo>) -> Option<TxContext> {
-        match *action {
+    ///
+    /// A `csum_start` of 65535 or more, or a `csum_offset` above 65535, is
+    /// refused ([`PlanError::ContextOutOfRange`]), as `skb_partial_csum_set`
+    /// refuses a start at `U16_MAX`: clamping would give two different offloads
+    /// one context.
+    pub fn from_action(
+        action: &TxAction,
+        gso: Option<GsoInfo>,
+    ) -> Result<Option<TxContext>, PlanError> {
+        let (start, offset, mss) = match *action {
             TxAction::Offload {
                 start,
                 offset,
@@ -45,81 +64,27 @@ impl TxContext {
                     (OffloadReason::HardwareSegmentation, Some(g)) => g.gso_size,
                     _ => 0,
                 };
-                Some(TxContext {
-                    csum_start: u16::try_from(start).unwrap_or(u16::MAX),
-                    csum_offset: u16::try_from(offset).unwrap_or(u16::MAX),
-                    mss,
-                })
+                (start, offset, mss)
             }
-            TxAction::CrcOffload { start, offset, .. } => Some(TxContext {
-                csum_start: u16::try_from(start).unwrap_or(u16::MAX),
-                csum_offset: u16::try_from(offset).unwrap_or(u16::MAX),
-                mss: 0,
-            }),
-            _ => None,
-        }
+            TxAction::CrcOffload { start, offset, .. } => (start, offset, 0),
+            _ => return Ok(None),
+        };
+        let out_of_range = PlanError::ContextOutOfRange {
+            csum_start: start,
+            csum_offset: offset,
+        };
+        let csum_start = u16::try_from(start)
+            .ok()
+            .filter(|&s| s < u16::MAX)
+            .ok_or(out_of_range)?;
+        let csum_offset = u16::try_from(offset).map_err(|_| out_of_range)?;
+        Ok(Some(TxContext {
+            csum_start,
+            csum_offset,
+            mss,
+        }))
     }
 }
-
-/// A ring configuration that was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PlanError {
-    /// The ring cannot hold even one worst-case packet plus itself.
-    RingTooSmall {
-        /// Slots in the ring.
-        slots: usize,
-        /// Descriptors a worst-case packet needs.
-        worst_case: usize,
-    },
-    /// The wake threshold is below a worst-case packet (the queue would wake
-    /// and stop again at once) or above the ring (it would never wake).
-    WakeThreshold {
-        /// The threshold asked.
-        threshold: usize,
-        /// Lowest allowed.
-        min: usize,
-        /// Highest allowed.
-        max: usize,
-    },
-    /// The configuration was made for another ring size.
-    SlotsMismatch {
-        /// Slots in the configuration.
-        config: usize,
-        /// Slots in the ring type.
-        ring: usize,
-    },
-    /// A packet with more fragments than the device takes (linearize it first).
-    TooManyFrags {
-        /// Its fragments.
-        nr_frags: usize,
-        /// The limit.
-        max_frags: usize,
-    },
-}
-
-impl fmt::Display for PlanError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            PlanError::RingTooSmall { slots, worst_case } => {
-                write!(f, "ring of {slots} slots, a packet may need {worst_case}")
-            }
-            PlanError::WakeThreshold {
-                threshold,
-                min,
-                max,
-            } => write!(f, "wake threshold {threshold} outside {min}..={max}"),
-            PlanError::SlotsMismatch { config, ring } => {
-                write!(f, "configuration for {config} slots, ring of {ring}")
-            }
-            PlanError::TooManyFrags {
-                nr_frags,
-                max_frags,
-            } => write!(f, "{nr_frags} fragments, the device takes {max_frags}"),
-        }
-    }
-}
-
-impl core::error::Error for PlanError {}
 
 /// Ring geometry and thresholds, checked together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -132,24 +97,32 @@ pub struct RingConfig {
 impl RingConfig {
     /// A ring of `slots` descriptors for packets of at most `max_frags`
     /// fragments, waking at a quarter of the ring (tg3), or at the stop
-    /// threshold when a quarter is less.
+    /// threshold when a quarter is less. The ring must hold two worst-case
+    /// packets and the gap; every count is checked for overflow.
     pub const fn new(slots: usize, max_frags: usize) -> Result<RingConfig, PlanError> {
-        let worst = max_frags + 2;
-        if slots < 2 * worst {
-            return Err(PlanError::RingTooSmall {
-                slots,
-                worst_case: worst,
-            });
+        let overflow = PlanError::FragsOverflow { max_frags };
+        let Some(worst) = max_frags.checked_add(2) else {
+            return Err(overflow);
+        };
+        let Some(stop) = worst.checked_add(RING_GAP) else {
+            return Err(overflow);
+        };
+        let Some(min_slots) = worst.checked_add(stop) else {
+            return Err(overflow);
+        };
+        if slots < min_slots {
+            return Err(PlanError::RingTooSmall { slots, min_slots });
         }
         let quarter = slots / 4;
         Ok(RingConfig {
             slots,
             max_frags,
-            wake: if quarter > worst { quarter } else { worst },
+            wake: if quarter > stop { quarter } else { stop },
         })
     }
 
-    /// The same ring with another wake threshold, in `stop_threshold()..=slots`.
+    /// The same ring with another wake threshold, in `stop_threshold()..=slots`
+    /// (ixgbe's `TX_WAKE_THRESHOLD` is `2 * DESC_NEEDED`, tg3's a quarter).
     pub const fn with_wake_threshold(self, threshold: usize) -> Result<RingConfig, PlanError> {
         let min = self.stop_threshold();
         if threshold < min || threshold > self.slots {
@@ -180,10 +153,16 @@ impl RingConfig {
         self.wake
     }
 
-    /// The queue stops when fewer free slots than this remain: a worst-case
-    /// packet, `MAX_FRAGS + 1` data descriptors plus one context descriptor.
-    pub const fn stop_threshold(&self) -> usize {
+    /// Descriptors a worst-case packet needs: `max_frags + 1` data descriptors
+    /// and a context descriptor (cannot overflow: [`RingConfig::new`] checked).
+    pub const fn worst_case(&self) -> usize {
         self.max_frags + 2
+    }
+
+    /// The queue stops when fewer free slots than this remain: a worst-case
+    /// packet and the gap, ixgbe's `DESC_NEEDED` (`MAX_SKB_FRAGS + 4`).
+    pub const fn stop_threshold(&self) -> usize {
+        self.worst_case() + RING_GAP
     }
 
     /// Prepares a packet for the ring without touching it (the work done
@@ -203,6 +182,7 @@ impl RingConfig {
         }
         Ok(Prepared {
             id,
+            // nr_frags <= max_frags, and max_frags + 2 did not overflow.
             data_descs: nr_frags + 1,
             ctx,
         })
@@ -318,6 +298,7 @@ struct InFlight {
 /// and packets in flight, the last offload context, and the queue state.
 ///
 /// `N` bounds the packets in flight (each needs at least one descriptor).
+/// Built with a checked [`RingConfig`] for `N` slots.
 #[derive(Clone, Debug)]
 pub struct TxRing<const N: usize> {
     cfg: RingConfig,
@@ -380,7 +361,7 @@ impl<const N: usize> TxRing<N> {
         N - self.used
     }
 
-    /// Descriptors in flight (never above `N`).
+    /// Descriptors in flight (never above `N` less the 2-descriptor gap).
     pub const fn in_flight_descriptors(&self) -> usize {
         self.used
     }
@@ -418,7 +399,20 @@ impl<const N: usize> TxRing<N> {
     /// Enqueues a prefix of `batch` (`ndo_start_xmit` with `xmit_more`): as many
     /// packets as fit while the queue runs, one doorbell at the end, and a stop
     /// as soon as fewer than [`RingConfig::stop_threshold`] slots remain.
-    pub fn xmit(&mut self, batch: &[Prepared]) -> BatchReport {
+    ///
+    /// A packet needing more data descriptors than this ring's worst case (it
+    /// was prepared for another [`RingConfig`]) refuses the whole batch with
+    /// [`PlanError::PacketTooLarge`], ring unchanged: taking it could stop the
+    /// queue with nothing in flight, and only a completion wakes a queue.
+    pub fn xmit(&mut self, batch: &[Prepared]) -> Result<BatchReport, PlanError> {
+        let max = self.cfg.max_frags + 1;
+        if let Some((index, p)) = batch.iter().enumerate().find(|(_, p)| p.data_descs > max) {
+            return Err(PlanError::PacketTooLarge {
+                index,
+                data_descriptors: p.data_descs,
+                max,
+            });
+        }
         let mut report = BatchReport {
             packets: 0,
             descriptors: 0,
@@ -428,13 +422,13 @@ impl<const N: usize> TxRing<N> {
         };
         if self.queue == QueueState::Stopped {
             report.end = BatchEnd::AlreadyStopped;
-            return report;
+            return Ok(report);
         }
         for p in batch {
             let need = self.descriptors_needed(p);
-            // A running queue has room for a worst-case packet of this
-            // configuration; a packet prepared for another one may not fit.
-            if need > self.free() || self.count >= N {
+            // A running queue has room for a worst-case packet and the gap,
+            // and every packet here is at most a worst case: this holds.
+            if need + RING_GAP > self.free() || self.count >= N {
                 self.stop();
                 report.end = BatchEnd::QueueStopped;
                 break;
@@ -468,7 +462,7 @@ impl<const N: usize> TxRing<N> {
         self.stats.descriptors += report.descriptors as u64;
         self.stats.context_descriptors += report.context_descriptors as u64;
         self.stats.doorbells += report.doorbells as u64;
-        report
+        Ok(report)
     }
 
     fn stop(&mut self) {
@@ -480,7 +474,8 @@ impl<const N: usize> TxRing<N> {
 
     /// Reclaims up to `max_packets` finished packets, oldest first (the
     /// driver's TX completion), calling `done` with each id, and wakes the
-    /// queue when at least the wake threshold is free.
+    /// queue when it reclaimed something and at least the wake threshold is
+    /// free (`__netif_txq_completed_wake`, as ixgbe's `ixgbe_clean_tx_irq`).
     pub fn complete(&mut self, max_packets: usize, mut done: impl FnMut(u64)) -> Completion {
         let mut c = Completion {
             packets: 0,
@@ -497,7 +492,7 @@ impl<const N: usize> TxRing<N> {
             done(p.id);
         }
         if self.queue == QueueState::Stopped {
-            if self.free() >= self.cfg.wake {
+            if c.packets > 0 && self.free() >= self.cfg.wake {
                 self.queue = QueueState::Running;
                 self.stats.wakes += 1;
                 c.wake = WakeOutcome::Woke;

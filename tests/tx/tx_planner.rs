@@ -1,133 +1,137 @@
 //! Transmit batch planner: never overruns the ring, never stalls, one
-//! doorbell per batch, context descriptors only on change.
-use std::collections::VecDeque;
-
+//! doorbell per batch, context descriptors only on change; checked against an
+//! independent model of a Linux driver's ring (`tests/support/tx/ring_model.rs`).
 use netoffload::tx::{
     BatchEnd, PlanError, Prepared, QueueState, RingConfig, TxContext, TxRing, WakeOutcome,
 };
 use proptest::prelude::*;
 
-const N: usize = 64;
+use crate::support::tx::ring_model;
+use ring_model::{GAP, Op, PktSpec, config_ok, ctx, desc_needed};
 
-fn ctx(k: u8) -> Option<TxContext> {
-    match k % 4 {
-        0 => None,
-        1 => Some(TxContext {
-            csum_start: 34,
-            csum_offset: 16,
-            mss: 0,
-        }),
-        2 => Some(TxContext {
-            csum_start: 34,
-            csum_offset: 6,
-            mss: 0,
-        }),
-        _ => Some(TxContext {
-            csum_start: 34,
-            csum_offset: 16,
-            mss: 1448,
-        }),
-    }
+/// Counts from the ordinary to the absurd: small, around `usize::MAX / 2`,
+/// around `usize::MAX`, anything.
+fn count() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        4 => 0usize..300,
+        1 => (0usize..8).prop_map(|d| usize::MAX / 2 - 4 + d),
+        1 => (0usize..8).prop_map(|d| usize::MAX - d),
+        1 => any::<usize>(),
+    ]
 }
 
-#[derive(Clone, Debug)]
-enum Op {
-    Xmit(usize),
-    Complete(usize),
+fn spec() -> impl Strategy<Value = PktSpec> {
+    (
+        any::<usize>(),
+        any::<u8>(),
+        prop::option::weighted(0.1, 0usize..64),
+    )
+        .prop_map(|(frags, ctx, foreign)| PktSpec {
+            frags,
+            ctx,
+            foreign,
+        })
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        (1usize..40).prop_map(Op::Xmit),
-        (0usize..20).prop_map(Op::Complete)
+        3 => prop::collection::vec(spec(), 1..40).prop_map(Op::Enqueue),
+        3 => (0usize..48).prop_map(Op::Xmit),
+        2 => prop_oneof![0usize..8, Just(usize::MAX)].prop_map(Op::Complete),
     ]
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// Random packet shapes, batch sizes and completion timings: descriptors in
-    /// flight never exceed the ring, accounting adds up, a running queue always
-    /// has room for a worst-case packet, completions come back in order, and
-    /// everything is eventually sent (no stall).
+    /// Random ring sizes, fragment limits (absurd ones too), wake thresholds,
+    /// packet shapes, foreign `Prepared`s, batch and completion patterns,
+    /// against the model of a Linux driver's ring: see `ring_model::run` for
+    /// what is checked after every operation.
     #[test]
-    fn no_overrun_no_stall(
-        max_frags in 1usize..=10,
-        wake_extra in 0usize..30,
-        pkts in prop::collection::vec((0usize..=10, any::<u8>()), 1..300),
-        ops in prop::collection::vec(op(), 1..200),
+    fn ring_matches_linux_model(
+        size in 0usize..3,
+        max_frags in prop_oneof![8 => 0usize..=12, 2 => 13usize..=130, 1 => count()],
+        wake in prop::option::of(0usize..300),
+        ops in prop::collection::vec(op(), 1..120),
     ) {
-        let cfg = RingConfig::new(N, max_frags).unwrap();
-        let wake = (cfg.stop_threshold() + wake_extra).min(N);
-        let cfg = cfg.with_wake_threshold(wake).unwrap();
-        let mut ring = TxRing::<N>::with_config(cfg).unwrap();
-        let mut pending: VecDeque<Prepared> = pkts
-            .iter()
-            .enumerate()
-            .map(|(i, &(frags, c))| cfg.prep(i as u64, frags.min(max_frags), ctx(c)).unwrap())
-            .collect();
-        let total = pending.len() as u64;
-        let mut next_done = 0u64;
-        let mut sent = 0u64;
-
-        let mut step = |ring: &mut TxRing<N>, pending: &mut VecDeque<Prepared>, op: &Op| -> Result<(), TestCaseError> {
-            match *op {
-                Op::Xmit(b) => {
-                    let batch: Vec<Prepared> = pending.iter().take(b).copied().collect();
-                    let was = ring.queue_state();
-                    let mut expect_descs = 0;
-                    let before_in_flight = ring.in_flight_descriptors();
-                    let r = ring.xmit(&batch);
-                    for _ in 0..r.packets {
-                        let p = pending.pop_front().unwrap();
-                        expect_descs += p.data_descriptors();
-                    }
-                    sent += r.packets as u64;
-                    prop_assert_eq!(r.descriptors, expect_descs + r.context_descriptors);
-                    prop_assert_eq!(ring.in_flight_descriptors(), before_in_flight + r.descriptors);
-                    prop_assert_eq!(r.doorbells, usize::from(r.packets > 0));
-                    if was == QueueState::Stopped {
-                        prop_assert_eq!(r.end, BatchEnd::AlreadyStopped);
-                        prop_assert_eq!(r.packets, 0);
-                    } else if r.end == BatchEnd::Drained {
-                        prop_assert_eq!(r.packets, batch.len());
-                    }
-                }
-                Op::Complete(k) => {
-                    let was = ring.queue_state();
-                    let c = ring.complete(k, |id| {
-                        assert_eq!(id, next_done, "completion out of order");
-                        next_done += 1;
-                    });
-                    match c.wake {
-                        WakeOutcome::Woke => prop_assert!(ring.free() >= cfg.wake_threshold()),
-                        WakeOutcome::StillStopped => prop_assert!(ring.free() < cfg.wake_threshold()),
-                        WakeOutcome::WasRunning => prop_assert_eq!(was, QueueState::Running),
-                    }
-                }
-            }
-            prop_assert!(ring.in_flight_descriptors() <= N, "overrun");
-            prop_assert_eq!(ring.free() + ring.in_flight_descriptors(), N);
-            if ring.queue_state() == QueueState::Running {
-                prop_assert!(ring.free() >= cfg.stop_threshold());
-            }
-            Ok(())
+        let r = match size {
+            0 => ring_model::run::<16>(max_frags, wake, &ops),
+            1 => ring_model::run::<64>(max_frags, wake, &ops),
+            _ => ring_model::run::<256>(max_frags, wake, &ops),
         };
-        for o in &ops {
-            step(&mut ring, &mut pending, o)?;
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+    }
+
+    /// `RingConfig::new`, `with_wake_threshold` and `prep` against exact
+    /// (u128) arithmetic: accepted exactly when the model accepts, and every
+    /// count they report is exact.
+    #[test]
+    fn ring_config_counts_are_exact(
+        slots in count(),
+        max_frags in count(),
+        wake in count(),
+        nr_frags in count(),
+    ) {
+        let min_slots = 2 * (max_frags as u128 + 2) + GAP as u128;
+        match RingConfig::new(slots, max_frags) {
+            Ok(cfg) => {
+                prop_assert!(config_ok(slots, max_frags));
+                prop_assert_eq!(cfg.stop_threshold() as u128, desc_needed(max_frags));
+                prop_assert_eq!(cfg.worst_case() as u128, max_frags as u128 + 2);
+                prop_assert!(cfg.wake_threshold() >= cfg.stop_threshold());
+                prop_assert!(cfg.wake_threshold() <= slots);
+                let w_ok = desc_needed(max_frags) <= wake as u128 && wake <= slots;
+                prop_assert_eq!(cfg.with_wake_threshold(wake).is_ok(), w_ok);
+                match cfg.prep(1, nr_frags, None) {
+                    Ok(p) => {
+                        prop_assert!(nr_frags <= max_frags);
+                        prop_assert_eq!(p.data_descriptors() as u128, nr_frags as u128 + 1);
+                    }
+                    Err(e) => {
+                        prop_assert!(nr_frags > max_frags);
+                        prop_assert_eq!(e, PlanError::TooManyFrags { nr_frags, max_frags });
+                    }
+                }
+            }
+            Err(PlanError::RingTooSmall { slots: s, min_slots: m }) => {
+                prop_assert_eq!(s, slots);
+                prop_assert_eq!(m as u128, min_slots);
+                prop_assert!((slots as u128) < min_slots);
+            }
+            Err(e) => {
+                prop_assert_eq!(e, PlanError::FragsOverflow { max_frags });
+                prop_assert!(min_slots > usize::MAX as u128);
+            }
         }
-        // Drain: completions always let the queue run again, and every packet goes out.
-        let mut rounds = 0;
-        while !pending.is_empty() || ring.in_flight_packets() > 0 {
-            step(&mut ring, &mut pending, &Op::Xmit(16))?;
-            step(&mut ring, &mut pending, &Op::Complete(usize::MAX))?;
-            prop_assert_eq!(ring.queue_state(), QueueState::Running, "stalled");
-            rounds += 1;
-            prop_assert!(rounds < 10_000);
+    }
+
+    /// A context carries exactly the decision's start and offset, or is
+    /// refused: two different offloads never share one context.
+    #[test]
+    fn context_is_exact_or_refused(
+        start in prop_oneof![65500usize..65600, count()],
+        offset in prop_oneof![0usize..64, 65500usize..65600, count()],
+        crc in any::<bool>(),
+    ) {
+        use netoffload::tx::{CrcReason, OffloadReason, TxAction};
+        let action = if crc {
+            TxAction::CrcOffload { start, offset, reason: CrcReason::SctpCrc }
+        } else {
+            TxAction::Offload { start, offset, reason: OffloadReason::HwCsum }
+        };
+        let fits = start < 65535 && offset <= 65535;
+        match TxContext::from_action(&action, None) {
+            Ok(Some(c)) => {
+                prop_assert!(fits);
+                prop_assert_eq!((c.csum_start as usize, c.csum_offset as usize), (start, offset));
+            }
+            Ok(None) => prop_assert!(false, "an offload without a context"),
+            Err(e) => {
+                prop_assert!(!fits);
+                prop_assert_eq!(e, PlanError::ContextOutOfRange { csum_start: start, csum_offset: offset });
+            }
         }
-        prop_assert_eq!(sent, total);
-        prop_assert_eq!(next_done, total);
-        prop_assert_eq!(ring.stats().packets, total);
     }
 }
 
@@ -144,7 +148,7 @@ fn doorbells_per_packet_fall_with_batch_size() {
         let mut at = 0;
         while at < pkts.len() {
             let end = (at + batch).min(pkts.len());
-            let r = ring.xmit(&pkts[at..end]);
+            let r = ring.xmit(&pkts[at..end]).unwrap();
             at += r.packets;
             ring.complete(usize::MAX, |_| {});
         }
@@ -169,7 +173,7 @@ fn context_descriptor_only_when_params_change() {
     let cfg = *ring.config();
     let p = |id, c| cfg.prep(id, 0, ctx(c)).unwrap();
     let batch = [p(0, 1), p(1, 1), p(2, 0), p(3, 1), p(4, 2), p(5, 2)];
-    let r = ring.xmit(&batch);
+    let r = ring.xmit(&batch).unwrap();
     assert_eq!(r.packets, 6);
     // ctx 1 (new), same, none, same as last (1), ctx 2 (new), same.
     assert_eq!(r.context_descriptors, 2);
@@ -181,14 +185,18 @@ fn stops_before_a_worst_case_packet_could_overrun_and_wakes_at_quarter() {
     let mut ring = TxRing::<64>::new(4).unwrap();
     let cfg = *ring.config();
     assert_eq!(cfg.wake_threshold(), 16);
-    assert_eq!(cfg.stop_threshold(), 6);
+    // ixgbe's DESC_NEEDED: MAX_SKB_FRAGS + 4.
+    assert_eq!(cfg.stop_threshold(), 8);
     let pkts: Vec<Prepared> = (0..100).map(|i| cfg.prep(i, 4, ctx(1)).unwrap()).collect();
-    let r = ring.xmit(&pkts);
+    let r = ring.xmit(&pkts).unwrap();
     assert_eq!(r.end, BatchEnd::QueueStopped);
     assert!(ring.free() < cfg.stop_threshold());
     assert_eq!(ring.queue_state(), QueueState::Stopped);
     // A stopped queue takes nothing.
-    assert_eq!(ring.xmit(&pkts[r.packets..]).end, BatchEnd::AlreadyStopped);
+    assert_eq!(
+        ring.xmit(&pkts[r.packets..]).unwrap().end,
+        BatchEnd::AlreadyStopped
+    );
     // Reclaim one packet at a time: wakes exactly when free reaches 16.
     loop {
         let c = ring.complete(1, |_| {});
@@ -203,18 +211,19 @@ fn stops_before_a_worst_case_packet_could_overrun_and_wakes_at_quarter() {
 #[test]
 fn config_errors() {
     assert_eq!(
-        RingConfig::new(10, 4),
+        RingConfig::new(13, 4),
         Err(PlanError::RingTooSmall {
-            slots: 10,
-            worst_case: 6
+            slots: 13,
+            min_slots: 14
         })
     );
+    assert!(RingConfig::new(14, 4).is_ok());
     let cfg = RingConfig::new(64, 4).unwrap();
     assert_eq!(
-        cfg.with_wake_threshold(5),
+        cfg.with_wake_threshold(7),
         Err(PlanError::WakeThreshold {
-            threshold: 5,
-            min: 6,
+            threshold: 7,
+            min: 8,
             max: 64
         })
     );
@@ -233,15 +242,136 @@ fn config_errors() {
             ring: 128
         })
     );
-    // A packet prepared for a bigger-fragment ring does not overrun a smaller one.
-    let big = RingConfig::new(256, 40).unwrap().prep(9, 40, None).unwrap();
-    let mut ring = TxRing::<16>::new(2).unwrap();
-    let r = ring.xmit(&[big]);
-    assert_eq!(r.packets, 0);
-    assert_eq!(r.end, BatchEnd::QueueStopped);
+}
+
+/// Issue 14 item 8: a packet prepared for a bigger-fragment ring used to stop
+/// the queue with nothing in flight (no completion would ever wake it). Now
+/// the whole batch is refused and the ring is unchanged.
+#[test]
+fn foreign_prepared_is_refused_ring_unchanged() {
+    let big = RingConfig::new(256, 100)
+        .unwrap()
+        .prep(7, 100, None)
+        .unwrap();
+    let mut ring = TxRing::<64>::new(4).unwrap();
+    let cfg = *ring.config();
+    let ok = cfg.prep(1, 0, None).unwrap();
+    assert_eq!(
+        ring.xmit(&[ok, big]),
+        Err(PlanError::PacketTooLarge {
+            index: 1,
+            data_descriptors: 101,
+            max: 5
+        })
+    );
     assert_eq!(ring.in_flight_descriptors(), 0);
-    // ...and the ring still wakes (no stall) on the next completion pass.
+    assert_eq!(ring.queue_state(), QueueState::Running);
+    assert_eq!(ring.stats(), Default::default());
+    // Foreign but small enough: taken like any other packet.
+    let small = RingConfig::new(256, 100).unwrap().prep(8, 4, None).unwrap();
+    assert_eq!(ring.xmit(&[ok, small]).unwrap().packets, 2);
+}
+
+/// Issue 14 item 8: the counts in `RingConfig::new` overflowed (a permanent
+/// stall, a zero-slot ring, a packet of 0 data descriptors).
+#[test]
+fn ring_config_counts_are_checked() {
+    assert_eq!(
+        RingConfig::new(64, usize::MAX / 2),
+        Err(PlanError::FragsOverflow {
+            max_frags: usize::MAX / 2
+        })
+    );
+    assert_eq!(
+        RingConfig::new(0, usize::MAX - 1),
+        Err(PlanError::FragsOverflow {
+            max_frags: usize::MAX - 1
+        })
+    );
+    assert_eq!(
+        RingConfig::new(64, usize::MAX),
+        Err(PlanError::FragsOverflow {
+            max_frags: usize::MAX
+        })
+    );
+    assert_eq!(
+        RingConfig::new(0, 0),
+        Err(PlanError::RingTooSmall {
+            slots: 0,
+            min_slots: 6
+        })
+    );
+    // The largest limit a usize ring can take: every count still exact.
+    let max_frags = (usize::MAX - 6) / 2;
+    let cfg = RingConfig::new(usize::MAX, max_frags).unwrap();
+    assert_eq!(cfg.stop_threshold(), max_frags + 4);
+    assert!(cfg.wake_threshold() >= cfg.stop_threshold());
+    let p = cfg.prep(1, max_frags, None).unwrap();
+    assert_eq!(p.data_descriptors(), max_frags + 1);
+    assert!(RingConfig::new(usize::MAX, max_frags + 1).is_err());
+}
+
+/// Issue 14 item 8: the stop rule let the ring fill every slot (tail == head
+/// reads as empty on a NIC). Worst-case packets now leave ixgbe's 2-descriptor
+/// gap: the queue stops below `DESC_NEEDED` (`max_frags + 4`) free.
+#[test]
+fn stop_keeps_the_two_descriptor_gap() {
+    // 4 fragments: a worst case of 6 descriptors (context changes every
+    // packet), DESC_NEEDED 8.
+    let worst = |cfg: RingConfig, n: u64| -> Vec<Prepared> {
+        (0..n)
+            .map(|i| cfg.prep(i, 4, ctx(1 + (i % 2) as u8)).unwrap())
+            .collect()
+    };
+    // 26 slots: 6 + 6 + 6 leaves 8 free, still room; the 4th leaves the gap.
+    let mut ring = TxRing::<26>::new(4).unwrap();
+    let r = ring.xmit(&worst(*ring.config(), 10)).unwrap();
+    assert_eq!((r.packets, r.end), (4, BatchEnd::QueueStopped));
+    assert_eq!(ring.in_flight_descriptors(), 24);
+    assert_eq!(ring.free(), GAP);
+    // 24 slots: 6 free after three is a worst-case packet without the gap.
+    let mut ring = TxRing::<24>::new(4).unwrap();
+    let r = ring.xmit(&worst(*ring.config(), 3)).unwrap();
+    assert_eq!((r.packets, r.end), (3, BatchEnd::QueueStopped));
+    assert_eq!(ring.queue_state(), QueueState::Stopped);
+    // A completion with nothing reclaimed does not wake (Linux wakes from the
+    // clean path when it freed packets).
+    assert_eq!(ring.complete(0, |_| {}).wake, WakeOutcome::StillStopped);
     assert_eq!(ring.complete(1, |_| {}).wake, WakeOutcome::Woke);
+}
+
+/// Issue 14 item 8: a `csum_start` past 65535 was clamped to 65535, giving two
+/// offloads one context; Linux refuses a start at `U16_MAX`.
+#[test]
+fn context_start_beyond_u16_is_refused() {
+    use netoffload::tx::{OffloadReason, TxAction};
+    let at = |start, offset| {
+        TxContext::from_action(
+            &TxAction::Offload {
+                start,
+                offset,
+                reason: OffloadReason::HwCsum,
+            },
+            None,
+        )
+    };
+    for (start, offset) in [(65535, 16), (70_000, 16), (usize::MAX, 6), (34, 65_536)] {
+        assert_eq!(
+            at(start, offset),
+            Err(PlanError::ContextOutOfRange {
+                csum_start: start,
+                csum_offset: offset
+            })
+        );
+    }
+    assert_eq!(
+        at(65534, 65535),
+        Ok(Some(TxContext {
+            csum_start: 65534,
+            csum_offset: 65535,
+            mss: 0
+        }))
+    );
 }
 
 /// From decision to ring: offloads carry a context (with the MSS for
@@ -258,11 +388,11 @@ fn contexts_come_from_transmit_decisions() {
     let gso = Some(GsoInfo::new(1448, GsoType::TCPV4));
     assert_eq!(
         TxContext::from_action(&tso, gso),
-        Some(TxContext {
+        Ok(Some(TxContext {
             csum_start: 34,
             csum_offset: 16,
             mss: 1448
-        })
+        }))
     );
     let csum = TxAction::Offload {
         start: 34,
@@ -271,11 +401,11 @@ fn contexts_come_from_transmit_decisions() {
     };
     assert_eq!(
         TxContext::from_action(&csum, gso),
-        Some(TxContext {
+        Ok(Some(TxContext {
             csum_start: 34,
             csum_offset: 6,
             mss: 0
-        })
+        }))
     );
     let filled = TxAction::FillSoftware(Fill {
         start: 34,
@@ -283,22 +413,22 @@ fn contexts_come_from_transmit_decisions() {
         kind: PartialKind::Inet,
         reason: FillReason::NoChecksumFeature,
     });
-    assert_eq!(TxContext::from_action(&filled, None), None);
+    assert_eq!(TxContext::from_action(&filled, None), Ok(None));
     let done = TxAction::AlreadyComplete {
         reason: DoneReason::NothingPending,
     };
-    assert_eq!(TxContext::from_action(&done, None), None);
+    assert_eq!(TxContext::from_action(&done, None), Ok(None));
 
     let mut ring = TxRing::<64>::new(4).unwrap();
     let cfg = *ring.config();
+    let c = |a, g| TxContext::from_action(a, g).unwrap();
     let batch = [
-        cfg.prep(0, 1, TxContext::from_action(&tso, gso)).unwrap(),
-        cfg.prep(1, 0, TxContext::from_action(&filled, None))
-            .unwrap(),
-        cfg.prep(2, 0, TxContext::from_action(&tso, gso)).unwrap(),
-        cfg.prep(3, 0, TxContext::from_action(&csum, None)).unwrap(),
+        cfg.prep(0, 1, c(&tso, gso)).unwrap(),
+        cfg.prep(1, 0, c(&filled, None)).unwrap(),
+        cfg.prep(2, 0, c(&tso, gso)).unwrap(),
+        cfg.prep(3, 0, c(&csum, None)).unwrap(),
     ];
-    let r = ring.xmit(&batch);
+    let r = ring.xmit(&batch).unwrap();
     assert_eq!(
         (r.packets, r.context_descriptors, r.descriptors, r.doorbells),
         (4, 2, 7, 1)

@@ -4,6 +4,7 @@
 
 /// The shared naive arithmetic (tests/support/naive.rs).
 pub use crate::support::oracle::naive;
+pub mod ring_model;
 pub mod tunnel;
 
 use etherparse::{
