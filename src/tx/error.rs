@@ -286,40 +286,52 @@ impl fmt::Display for PlanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             PlanError::FragsOverflow { max_frags } => {
-                write!(f, "{max_frags} fragments: descriptor count overflows")
+                write!(
+                    f,
+                    "a fragment limit of {max_frags} overflows the descriptor count"
+                )
             }
             PlanError::RingTooSmall { slots, min_slots } => {
                 write!(
                     f,
-                    "ring of {slots} slots, this fragment limit needs {min_slots}"
+                    "a ring of {slots} slots is too small: this fragment limit needs {min_slots}"
                 )
             }
             PlanError::WakeThreshold {
                 threshold,
                 min,
                 max,
-            } => write!(f, "wake threshold {threshold} outside {min}..={max}"),
+            } => write!(
+                f,
+                "the wake threshold {threshold} lies outside {min}..={max}"
+            ),
             PlanError::SlotsMismatch { config, ring } => {
-                write!(f, "configuration for {config} slots, ring of {ring}")
+                write!(
+                    f,
+                    "the configuration is for {config} slots, the ring has {ring}"
+                )
             }
             PlanError::TooManyFrags {
                 nr_frags,
                 max_frags,
-            } => write!(f, "{nr_frags} fragments, the device takes {max_frags}"),
+            } => write!(
+                f,
+                "a packet of {nr_frags} fragments exceeds the device's {max_frags}"
+            ),
             PlanError::PacketTooLarge {
                 index,
                 data_descriptors,
                 max,
             } => write!(
                 f,
-                "packet {index} needs {data_descriptors} data descriptors, the ring takes {max}"
+                "packet {index} of the batch needs {data_descriptors} data descriptors, the ring takes {max}"
             ),
             PlanError::ContextOutOfRange {
                 csum_start,
                 csum_offset,
             } => write!(
                 f,
-                "csum_start {csum_start} / csum_offset {csum_offset} do not fit a context"
+                "csum_start {csum_start} / csum_offset {csum_offset} do not fit a context descriptor"
             ),
         }
     }

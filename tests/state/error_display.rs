@@ -145,7 +145,7 @@ fn state_errors() {
 #[test]
 fn boundary_errors() {
     let f = MetaField::VirtioCsumOffset;
-    let cases: [(BoundaryError, &[&str]); 9] = [
+    let cases: [(BoundaryError, &[&str]); 10] = [
         (
             BoundaryError::new(
                 MetaField::HeaderBytes,
@@ -189,6 +189,10 @@ fn boundary_errors() {
         (
             BoundaryError::forbidden(MetaField::VirtioFlags, Rule::RscInfoOnTransmit),
             &["virtio flags", "RSC_INFO"],
+        ),
+        (
+            BoundaryError::forbidden(MetaField::DpdkOlFlags, Rule::DpdkIpv4TsoWithoutIpChecksum),
+            &["DPDK ol_flags", "TX_IP_CKSUM"],
         ),
         (
             BoundaryError::from(parse_error(ErrorKind::Unsupported { value: 0x6 })),
@@ -353,13 +357,29 @@ fn tx_errors() {
             values,
         );
     }
-    let plan: [(PlanError, &[&str]); 4] = [
+    let plan: [(PlanError, &[&str]); 7] = [
+        (PlanError::FragsOverflow { max_frags: 99 }, &["99"]),
         (
             PlanError::RingTooSmall {
                 slots: 4,
-                worst_case: 19,
+                min_slots: 19,
             },
             &["4", "19"],
+        ),
+        (
+            PlanError::PacketTooLarge {
+                index: 3,
+                data_descriptors: 101,
+                max: 18,
+            },
+            &["3", "101", "18"],
+        ),
+        (
+            PlanError::ContextOutOfRange {
+                csum_start: 70000,
+                csum_offset: 16,
+            },
+            &["70000"],
         ),
         (
             PlanError::WakeThreshold {

@@ -595,19 +595,20 @@ fn set_field(bytes: &mut [u8], site: &Site, what: Field) {
 
 // ---------------------------------------------------------------- the run
 
-/// `dpdk::tx_to_meta`, in one place: the DPDK fix of issue 14 item 7 adds a
-/// `TxSeedMode` argument (`Verify` after `tx_prepare` ran, `Prepare` for an
-/// mbuf straight from the application). After that merge this passes
-/// `Verify` when `field` is a seed (`Seed`, `SeedNoLen`: prepare ran) and
-/// `Prepare` otherwise (the field holds anything).
+/// `dpdk::tx_to_meta` with the `TxSeedMode` the field calls for: `Verify`
+/// when `field` is a seed (`Seed`, `SeedNoLen`: prepare ran), `Prepare`
+/// otherwise (an mbuf straight from the application: the field holds anything).
 fn tx_to_meta(
     tx: &TxOffload,
     frame: &mut [u8],
     link: LinkType,
     field: Field,
 ) -> Result<dpdk::DpdkTxIn, netoffload::state::paravirt::BoundaryError> {
-    let _ = field;
-    dpdk::tx_to_meta(tx, frame, link)
+    let mode = match field {
+        Field::Seed | Field::SeedNoLen => dpdk::TxSeedMode::Verify,
+        _ => dpdk::TxSeedMode::Prepare,
+    };
+    dpdk::tx_to_meta(tx, frame, link, mode)
 }
 
 /// Where the packet stands.

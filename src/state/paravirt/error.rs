@@ -317,6 +317,18 @@ impl fmt::Display for Rule {
             Rule::InvalidStatus => "both checksum status bits set mean invalid",
             Rule::SegmentationWithoutChecksum => "segmentation needs a checksum request",
             Rule::StartBeforeFrame => "the Partial start lies before the frame",
+            Rule::DpdkIpChecksumOnIpv6 => "TX_IP_CKSUM cannot go with TX_IPV6",
+            Rule::DpdkL4WithoutIpVersion => {
+                "an L4 checksum or TCP segmentation needs TX_IPV4 or TX_IPV6"
+            }
+            Rule::DpdkTsoWithoutSegmentSize => "TX_TCP_SEG needs a non-zero tso_segsz",
+            Rule::DpdkIpv4TsoWithoutIpChecksum => "IPv4 TX_TCP_SEG needs TX_IP_CKSUM",
+            Rule::DpdkOuterIpChecksumWithoutOuterIpv4 => "TX_OUTER_IP_CKSUM needs TX_OUTER_IPV4",
+            Rule::DpdkBothIpVersions => "TX_IPV4 and TX_IPV6 cannot both be set",
+            Rule::DpdkL4OnFragment => "an L4 checksum request cannot go on an IP fragment",
+            Rule::DpdkBytesAfterDatagram => {
+                "bytes after the IP datagram would be summed in by the NIC"
+            }
         })
     }
 }
