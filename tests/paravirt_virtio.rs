@@ -143,7 +143,9 @@ fn needs_csum_on_every_plain_packet_becomes_a_sound_partial() {
         let frame = make_partial(build(spec), spec);
         let got = needs_csum(spec).to_meta(&frame, &policy(spec)).unwrap();
         assert_eq!(got.meta.state(), spec.partial(), "{spec:?}");
-        assert!(got.meta.is_blank() && got.meta.data_valid());
+        // CSUM_BLANK only: virtio_net_hdr_to_skb sets CHECKSUM_PARTIAL and
+        // nothing else; the Partial itself is the validity claim.
+        assert!(got.meta.is_blank() && !got.meta.data_valid());
         assert_eq!(got.seed, Some(SeedCheck::Verified));
         assert_eq!(got.gso, GsoOutcome::NotGso);
         sound(&frame, spec.raw_ip, &got.meta).unwrap();
@@ -307,11 +309,13 @@ fn offset_must_match_the_parsed_protocol() {
 
 #[test]
 fn start_before_the_transport_header_is_refused() {
-    let spec = Spec::tcp4(30);
+    // Past Linux's nh_min_len (20 bytes after the network header), still inside
+    // the 40-byte IPv6 header: Linux accepts it, the parsed packet does not.
+    let spec = Spec::tcp6(30);
     let frame = make_partial(build(spec), spec);
     let mut h = needs_csum(spec);
-    h.csum_start = spec.l3() as u16; // the IP header
-    h.csum_offset = 10; // its checksum field
+    h.csum_start = spec.l3() as u16 + 20; // the destination address
+    h.csum_offset = 0;
     let e = err_of(h.to_meta(&frame, &policy(spec)));
     assert_eq!(
         e,
@@ -399,22 +403,19 @@ fn gso_header_field_checks() {
                 gso_type: gso_type::TCPV6,
                 ..tso(spec, 1448)
             },
-            BoundaryError::mismatch(
-                MetaField::VirtioGsoType,
-                gso_type::TCPV4 as u64,
-                gso_type::TCPV6 as u64,
-            ),
+            // TCPV6 raises nh_min_len to 40: an IPv4 transport at 34 is below
+            // it before the type is matched against the packet.
+            BoundaryError::too_small(MetaField::VirtioCsumStart, 34, 14 + 40),
         ),
         (
+            // UDP_L4 fixes csum_offset 6 (Linux's rule), which the parsed
+            // TCP packet refuses before the type is matched.
             VirtioNetHdr {
                 gso_type: gso_type::UDP_L4,
+                csum_offset: 6,
                 ..tso(spec, 1448)
             },
-            BoundaryError::mismatch(
-                MetaField::VirtioGsoType,
-                gso_type::TCPV4 as u64,
-                gso_type::UDP_L4 as u64,
-            ),
+            BoundaryError::mismatch(MetaField::VirtioCsumOffset, 16, 6),
         ),
         (
             VirtioNetHdr {
@@ -518,7 +519,6 @@ fn udp_l4_rules() {
     // csum_start not at the transport header (tcp_gso_segment / __udp_gso_segment check).
     let mut h = tso(spec, 1000);
     h.csum_start += 8;
-    h.csum_offset = 0;
     let e = err_of(h.to_meta(&frame, &p));
     assert_eq!(
         e,

@@ -84,6 +84,14 @@ pub enum MetaErrorKind {
     },
     /// Zero where zero is meaningless (`gso_size` 0 with a GSO type).
     Zero,
+    /// A value below the smallest the protocol allows (a `csum_start` inside
+    /// the minimal IP header: Linux's `nh_min_len`).
+    TooSmall {
+        /// The value.
+        value: usize,
+        /// The smallest allowed.
+        min: usize,
+    },
     /// A value that is too large for the field (`u16` offsets, `GSO_BY_FRAGS`).
     TooLarge {
         /// The value.
@@ -174,6 +182,16 @@ impl BoundaryError {
         BoundaryError::new(field, MetaErrorKind::Mismatch { expected, found })
     }
 
+    /// A value below its minimum.
+    pub const fn too_small(field: MetaField, value: usize, min: usize) -> BoundaryError {
+        BoundaryError::new(field, MetaErrorKind::TooSmall { value, min })
+    }
+
+    /// A value above its maximum.
+    pub const fn too_large(field: MetaField, value: usize, max: usize) -> BoundaryError {
+        BoundaryError::new(field, MetaErrorKind::TooLarge { value, max })
+    }
+
     /// An unknown or refused value.
     pub const fn unsupported(field: MetaField, value: u64) -> BoundaryError {
         BoundaryError::new(field, MetaErrorKind::Unsupported { value })
@@ -201,6 +219,7 @@ impl fmt::Display for BoundaryError {
                 write!(f, "is {found:#x}, the packet says {expected:#x}")
             }
             MetaErrorKind::Zero => write!(f, "must not be zero"),
+            MetaErrorKind::TooSmall { value, min } => write!(f, "{value} is below {min}"),
             MetaErrorKind::TooLarge { value, max } => write!(f, "{value} exceeds {max}"),
             MetaErrorKind::Forbidden(rule) => write!(f, "forbidden: {rule:?}"),
             MetaErrorKind::Parse(e) => write!(f, "packet does not parse: {e}"),
