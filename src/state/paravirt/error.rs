@@ -115,6 +115,9 @@ pub enum Rule {
     RscInfoNotNegotiated,
     /// virtio: `DATA_VALID` from a driver, refused by policy.
     DataValidOnTransmit,
+    /// virtio: `UDP_TUNNEL_CSUM` with `DATA_VALID` from a device, without the
+    /// tunnel checksum feature (Linux `virtio_net_handle_csum_offload`).
+    TunnelCsumNotNegotiated,
     /// A GSO type without `NEEDS_CSUM` / `csum_blank` (spec: MUST set it; Linux
     /// requires it for `UDP_L4` since 2023, and `tcp_gso_segment` needs it).
     GsoWithoutNeedsCsum,

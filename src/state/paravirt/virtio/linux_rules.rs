@@ -113,6 +113,21 @@ pub fn check_frame(frame: &[u8], link: LinkType) -> Result<(), BoundaryError> {
     }
 }
 
+/// `DATA_VALID` with `UDP_TUNNEL_CSUM` from a device: the virtio_net driver
+/// refuses it unless the tunnel checksum feature was negotiated, which this
+/// boundary never does (`virtio_net_handle_csum_offload`). A driver's bit is
+/// ignored, as tun does (`virtio_net_hdr_tnl_to_skb` without a tunnel type).
+pub fn check_tunnel_csum(flags: VirtioFlags, direction: Direction) -> Result<(), BoundaryError> {
+    let both = VirtioFlags::DATA_VALID.union(VirtioFlags::UDP_TUNNEL_CSUM);
+    if direction == Direction::FromDevice && flags.contains(both) {
+        return Err(BoundaryError::forbidden(
+            MetaField::VirtioFlags,
+            Rule::TunnelCsumNotNegotiated,
+        ));
+    }
+    Ok(())
+}
+
 /// `NEEDS_CSUM` offsets by Linux's rules: `csum_start + max(thlen,
 /// csum_offset + 2)` inside the frame (`pskb_may_pull`, `skb_partial_csum_set`), the start
 /// below `U16_MAX` with the headroom, at least `nh_min_len` past the network

@@ -375,7 +375,7 @@ impl VirtioNetHdr {
     /// Refused with a typed error naming the field, nothing changed. Linux's
     /// rules, under every policy, parsed frame or not (`linux_rules`): an
     /// Ethernet frame under 14 bytes or a raw IP frame that is not IPv4/IPv6
-    /// (tun); an unknown GSO type (tunnel bits included), `gso_size` 0 or
+    /// (tun); `DATA_VALID | UDP_TUNNEL_CSUM` from a device; an unknown GSO type (tunnel bits included), `gso_size` 0 or
     /// `GSO_BY_FRAGS`; `csum_start + max(thlen, csum_offset + 2)` beyond the
     /// frame; `csum_start` past 65470 (`skb_partial_csum_set` with tun's
     /// headroom); `csum_start` less than `nh_min_len` (20, 40 for `TCPV6`) past
@@ -402,6 +402,7 @@ impl VirtioNetHdr {
         let needs_csum = flags.contains(VirtioFlags::NEEDS_CSUM);
         let rsc = flags.contains(VirtioFlags::RSC_INFO);
         linux_rules::check_frame(frame, policy.link)?;
+        linux_rules::check_tunnel_csum(flags, policy.direction)?;
         if rsc {
             if policy.direction == Direction::FromDriver {
                 return Err(BoundaryError::forbidden(
