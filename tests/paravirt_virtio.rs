@@ -572,6 +572,31 @@ fn rsc_info_from_a_device_gives_counts_and_a_parsed_partial() {
     sound(&frame, false, &got.meta).unwrap();
 }
 
+/// Found by the `virtio_hdr` fuzz target against the Linux model: with
+/// `RSC_INFO` the offsets are counts, so the `UDP_L4` segment cap is counted
+/// from the parsed transport instead of `csum_start`, not skipped.
+#[test]
+fn fuzz_rsc_info_udp_l4_segments_are_capped_from_the_parsed_transport() {
+    let spec = Spec::udp4(3000);
+    let frame = make_partial(build(spec), spec);
+    let h = VirtioNetHdr {
+        flags: VirtioFlags::NEEDS_CSUM | VirtioFlags::RSC_INFO,
+        gso_type: gso_type::UDP_L4,
+        gso_size: 23, // 3000 bytes need 131 segments
+        ..VirtioNetHdr::ZERO
+    };
+    let p = VirtioPolicy {
+        rsc_ext: true,
+        ..VirtioPolicy::DRIVER_RX
+    };
+    assert_eq!(
+        err_of(h.to_meta(&frame, &p)),
+        BoundaryError::forbidden(MetaField::VirtioGsoSize, Rule::TooManySegments)
+    );
+    let h = VirtioNetHdr { gso_size: 24, ..h };
+    assert!(matches!(h.to_meta(&frame, &p).unwrap().gso, GsoOutcome::Segment(g) if g.segs == 125));
+}
+
 #[test]
 fn sctp_partial_is_refused_virtio_cannot_ask_for_crc32c() {
     // Hand-built IPv4 + SCTP common header.

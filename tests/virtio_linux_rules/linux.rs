@@ -104,8 +104,11 @@ pub fn gso_of(gso_type: u8) -> Result<Option<Gso>, &'static str> {
 }
 
 /// The name of the first Linux rule `h` breaks on `frame`, or `None` when
-/// Linux accepts it. `rsc_ext`: the `RSC_INFO` counts were negotiated (not a
-/// Linux feature: the offsets are then counts and their rules do not apply).
+/// Linux accepts it. `rsc_ext`: the `RSC_INFO` counts were negotiated. Not a
+/// Linux path (Linux never negotiates `RSC_EXT`): `csum_start` and
+/// `csum_offset` are then counts, and the rules that read them as offsets
+/// (`NEEDS_CSUM` bounds, the GSO offsets, the `UDP_L4` segment count from
+/// `csum_start`) do not apply; the crate checks the parsed packet instead.
 pub fn linux_refuses(
     h: &Hdr,
     frame: &[u8],
@@ -198,7 +201,7 @@ pub fn linux_rules(
             if partial && off != 6 {
                 broken("UDP_L4 csum_offset != offsetof(struct udphdr, check)");
             }
-            if len.saturating_sub(p_off) > h.gso_size as usize * UDP_MAX_SEGMENTS {
+            if !counts && len.saturating_sub(p_off) > h.gso_size as usize * UDP_MAX_SEGMENTS {
                 broken("UDP_L4 len - p_off > gso_size * UDP_MAX_SEGMENTS");
             }
             if h.gso_type & GSO_ECN != 0 {

@@ -196,12 +196,16 @@ pub fn check_csum_offsets(
     }
 }
 
-/// `UDP_L4`: at most `UDP_MAX_SEGMENTS` segments, counted as Linux does over
-/// the whole frame after the UDP header (`skb->len - p_off`), trailing bytes
-/// included.
-pub fn check_udp_segments(hdr: &VirtioNetHdr, frame_len: usize) -> Result<(), BoundaryError> {
-    let p_off = hdr.csum_start as usize + thlen(Some(GsoKind::UdpL4));
-    if frame_len.saturating_sub(p_off) > hdr.gso_size as usize * UDP_MAX_SEGMENTS {
+/// `UDP_L4`: at most `UDP_MAX_SEGMENTS` segments of `gso_size`, counted as
+/// Linux does from the end of the UDP header at `transport` to the end of the
+/// frame (`skb->len - p_off`), trailing bytes included.
+pub fn check_udp_segments(
+    transport: usize,
+    gso_size: u16,
+    frame_len: usize,
+) -> Result<(), BoundaryError> {
+    let p_off = transport + thlen(Some(GsoKind::UdpL4));
+    if frame_len.saturating_sub(p_off) > gso_size as usize * UDP_MAX_SEGMENTS {
         return Err(BoundaryError::forbidden(
             MetaField::VirtioGsoSize,
             Rule::TooManySegments,

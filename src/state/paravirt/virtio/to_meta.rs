@@ -356,6 +356,10 @@ fn check_gso(
         GsoKind::Ufo => l.end - l.l4,
         _ => l.payload_len(),
     };
+    if rsc && kind == GsoKind::UdpL4 {
+        // The offsets hold counts: Linux's count starts at the parsed transport.
+        linux_rules::check_udp_segments(l.l4, hdr.gso_size, l.end)?;
+    }
     if payload <= gso_size {
         return Ok(GsoOutcome::FitsOneSegment);
     }
@@ -467,7 +471,11 @@ impl VirtioNetHdr {
             let kind = gso.map(|(kind, _)| kind);
             linux_rules::check_csum_offsets(self, frame, policy.link, kind)?;
             if kind == Some(GsoKind::UdpL4) {
-                linux_rules::check_udp_segments(self, frame.len())?;
+                linux_rules::check_udp_segments(
+                    self.csum_start as usize,
+                    self.gso_size,
+                    frame.len(),
+                )?;
             }
         }
         linux_rules::check_hdr_len(self, frame.len(), policy)?;
