@@ -12,13 +12,13 @@ mod linux;
 #[path = "paravirt_support/mod.rs"]
 mod support;
 
-use netoffload::state::CsumState;
 use netoffload::state::paravirt::setup::{SeedCheck, SeedSkip};
 use netoffload::state::paravirt::virtio::{
-    DataValidPolicy, Direction, GsoOutcome, HdrLayout, Inbound, SeedPolicy, VirtioFlags,
-    VirtioNetHdr, VirtioPolicy, gso_type,
+    DataValidPolicy, Direction, GsoKind, GsoOutcome, GuestFrame, HdrLayout, Inbound, PeerFeatures,
+    SeedPolicy, SuperPacket, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
 };
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
+use netoffload::state::{CsumMeta, CsumState, PartialKind};
 use netoffload::wire::LinkType;
 use proptest::prelude::*;
 use support::{Spec, build, make_partial, needs_csum};
@@ -652,6 +652,72 @@ fn stricter_ecn_on_ufo() {
                 Rule::EcnWithUdp
             ))
         );
+    }
+}
+
+// ---- from_meta: never hand a peer what its virtio_net_hdr_to_skb refuses ----
+
+fn partial(start: usize, offset: usize) -> CsumMeta {
+    CsumMeta::from_state(CsumState::Partial {
+        start,
+        offset,
+        kind: PartialKind::Inet,
+    })
+}
+
+fn super_packet(kind: GsoKind) -> SuperPacket {
+    SuperPacket {
+        kind,
+        ecn: false,
+        gso_size: 1000,
+        hdr_len: 54,
+        segs: 3,
+    }
+}
+
+#[test]
+fn from_meta_refuses_offsets_the_peer_would_refuse() {
+    let out = |meta, gso| {
+        VirtioNetHdr::from_meta(meta, GuestFrame::default(), gso, PeerFeatures::default())
+    };
+    assert_eq!(
+        out(partial(14, 16), None),
+        Err(BoundaryError::too_small(MetaField::VirtioCsumStart, 14, 20))
+    );
+    assert_eq!(
+        out(partial(34, 16), Some(super_packet(GsoKind::TcpV6))),
+        Err(BoundaryError::too_small(MetaField::VirtioCsumStart, 34, 40))
+    );
+    assert_eq!(
+        out(partial(34, 6), Some(super_packet(GsoKind::TcpV4))),
+        Err(BoundaryError::mismatch(MetaField::VirtioCsumOffset, 16, 6))
+    );
+    assert_eq!(
+        out(partial(34, 16), Some(super_packet(GsoKind::UdpL4))),
+        Err(BoundaryError::mismatch(MetaField::VirtioCsumOffset, 6, 16))
+    );
+    assert_eq!(
+        out(partial(65_471, 0), None),
+        Err(BoundaryError::too_large(
+            MetaField::VirtioCsumStart,
+            65_471,
+            65_470
+        ))
+    );
+    // What a real packet hands out is accepted by the peer (the model) and
+    // by to_meta, in both directions.
+    for (spec, kind) in [
+        (Spec::tcp4(3000), GsoKind::TcpV4),
+        (Spec::tcp6(3000), GsoKind::TcpV6),
+        (Spec::udp4(3000), GsoKind::UdpL4),
+    ] {
+        let frame = make_partial(build(spec), spec);
+        let h = out(
+            partial(spec.l4(), spec.csum_offset()),
+            Some(super_packet(kind)),
+        )
+        .unwrap();
+        accepted(h, &frame, &policies(spec.link()));
     }
 }
 

@@ -171,6 +171,31 @@ pub fn check_csum_offsets(
             len,
         ));
     }
+    let min = network_start(frame, link) + nh_min_len(gso);
+    check_start_and_offset(start, offset, min, gso)
+}
+
+/// The header a peer's `virtio_net_hdr_to_skb` receives from
+/// [`VirtioNetHdr::from_meta`] passes its offset rules: `csum_start` at least
+/// `nh_min_len` (counted from the frame start, as Linux does: the peer's link
+/// is not known here) and at most [`CSUM_START_MAX`], and the offset a GSO
+/// type fixes. Linux's `virtio_net_hdr_from_skb` does not check them; its
+/// skbs cannot break them.
+pub fn check_handed_out(
+    start: usize,
+    offset: usize,
+    gso: Option<GsoKind>,
+) -> Result<(), BoundaryError> {
+    check_start_and_offset(start, offset, nh_min_len(gso), gso)
+}
+
+/// `csum_start` within `min..=CSUM_START_MAX`, `csum_offset` the one a GSO type fixes.
+fn check_start_and_offset(
+    start: usize,
+    offset: usize,
+    min: usize,
+    gso: Option<GsoKind>,
+) -> Result<(), BoundaryError> {
     if start > CSUM_START_MAX {
         return Err(BoundaryError::too_large(
             MetaField::VirtioCsumStart,
@@ -178,7 +203,6 @@ pub fn check_csum_offsets(
             CSUM_START_MAX,
         ));
     }
-    let min = network_start(frame, link) + nh_min_len(gso);
     if start < min {
         return Err(BoundaryError::too_small(
             MetaField::VirtioCsumStart,
