@@ -18,7 +18,7 @@ use netoffload::state::paravirt::virtio::{
     SeedPolicy, SuperPacket, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
 };
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
-use netoffload::state::{CsumMeta, CsumState, PartialKind};
+use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use netoffload::wire::LinkType;
 use proptest::prelude::*;
 use support::{Spec, build, make_partial, needs_csum};
@@ -584,6 +584,39 @@ fn device_data_valid_with_udp_tunnel_csum_is_refused() {
         accepted(h, &frame, &device);
     }
     accepted(h, &frame, &tap_policies(spec.link()));
+}
+
+// ---- what NEEDS_CSUM becomes ----
+
+/// `virtio_net_hdr_to_skb` makes a `NEEDS_CSUM` packet `CHECKSUM_PARTIAL` and
+/// nothing else: `Partial` with `CSUM_BLANK`, no `DATA_VALID`, whatever the
+/// `DATA_VALID` policy. With both bits from a device, virtio_net's receive
+/// path sets `CHECKSUM_UNNECESSARY` first and `skb_partial_csum_set` then
+/// makes it `CHECKSUM_PARTIAL`: the same state.
+#[test]
+fn needs_csum_is_partial_with_a_blank_field_and_no_data_valid() {
+    let (spec, frame) = tcp4_partial(100);
+    for base in policies(spec.link()) {
+        for data_valid in [
+            DataValidPolicy::TrustAsUnnecessary,
+            DataValidPolicy::TrustAsFlag,
+            DataValidPolicy::Ignore,
+        ] {
+            let p = VirtioPolicy { data_valid, ..base };
+            let mut hs = vec![needs_csum(spec)];
+            if p.direction == Direction::FromDevice {
+                hs.push(VirtioNetHdr {
+                    flags: VirtioFlags::NEEDS_CSUM | VirtioFlags::DATA_VALID,
+                    ..needs_csum(spec)
+                });
+            }
+            for h in hs {
+                let got = h.to_meta(&frame, &p).unwrap();
+                assert_eq!(got.meta.state(), spec.partial(), "{h:?} {p:?}");
+                assert_eq!(got.meta.flags(), CsumFlags::CSUM_BLANK, "{h:?} {p:?}");
+            }
+        }
+    }
 }
 
 // ---- deliberately stricter than Linux (each rule named in to_meta's docs) ----

@@ -238,6 +238,9 @@ fn data_valid_meta(policy: DataValidPolicy) -> Result<CsumMeta, BoundaryError> {
 /// the `Partial` state's own claim here. No `DATA_VALID` is added: a virtio
 /// driver cannot send one (the spec forbids it on transmit), and it would
 /// outlive the fill, where Linux's `skb_checksum_help` leaves `CHECKSUM_NONE`.
+/// A device's `NEEDS_CSUM | DATA_VALID` gives the same: virtio_net's receive
+/// path sets `CHECKSUM_UNNECESSARY` first, then `skb_partial_csum_set` makes
+/// it `CHECKSUM_PARTIAL`.
 fn needs_csum_partial(start: usize, offset: usize) -> CsumMeta {
     let state = CsumState::Partial {
         start,
