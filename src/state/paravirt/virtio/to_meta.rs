@@ -382,8 +382,8 @@ impl VirtioNetHdr {
     /// Refused with a typed error naming the field, nothing changed. Linux's
     /// rules, under every policy, parsed frame or not (`linux_rules`): an
     /// Ethernet frame under 14 bytes or a raw IP frame that is not IPv4/IPv6
-    /// (tun); `DATA_VALID | UDP_TUNNEL_CSUM` from a device; an unknown GSO type (tunnel bits included), `gso_size` 0 or
-    /// `GSO_BY_FRAGS`; `csum_start + max(thlen, csum_offset + 2)` beyond the
+    /// (tun); `DATA_VALID | UDP_TUNNEL_CSUM` from a device; an unknown GSO
+    /// type (tunnel bits included), `gso_size` 0 or `GSO_BY_FRAGS`; `csum_start + max(thlen, csum_offset + 2)` beyond the
     /// frame; `csum_start` past 65470 (`skb_partial_csum_set` with tun's
     /// headroom); `csum_start` less than `nh_min_len` (20, 40 for `TCPV6`) past
     /// the network header; `csum_offset` other than 16 for TCP GSO or 6 for
