@@ -2,12 +2,15 @@
 //! the frame length and the link header: `virtio_net_hdr_to_skb`
 //! (`include/linux/virtio_net.h`), `skb_partial_csum_set` (`net/core/skbuff.c`),
 //! tun's `tun_vnet_hdr_get` and `tun_get_user` (`drivers/net/tun_vnet.h`,
-//! `drivers/net/tun.c`) and the virtio_net driver's short-frame drop.
+//! `drivers/net/tun.c`) and the virtio_net driver's short-frame drop and
+//! `virtio_net_handle_csum_offload` (`drivers/net/virtio_net.c`).
 //!
 //! They run before any parsing and under every policy, so a frame that does not
 //! parse is checked exactly as one that does; a parsed frame then meets the
 //! stricter rules of [`VirtioNetHdr::to_meta`] (start at the transport header,
-//! the parsed protocol's offset, the seed).
+//! the parsed protocol's offset, the seed). [`check_handed_out`] holds
+//! [`VirtioNetHdr::from_meta`] to the same offset rules. tests/virtio_linux_rules.rs
+//! has one named case per rule.
 
 use crate::wire::consts::ethertype;
 use crate::wire::ethernet::VLAN_TAG_LEN;
