@@ -8,6 +8,12 @@
 //! (tests/support/oracle.rs) on the IP packet: a `Partial` whose seed was
 //! verified, and any `Unnecessary` / `DATA_VALID` claim the peer made
 //! truthfully, must be sound; a GSO request must come with a `Partial`.
+//!
+//! And by Linux's rules, never from the crate: an accepted header is one the
+//! model of Linux (tests/state/virtio_linux_rules/linux.rs) accepts, and an accepted
+//! `NEEDS_CSUM` meets the offset predicate written here (`csum_start` at least
+//! `nh_min_len` past the network header, `csum_start + max(thlen,
+//! csum_offset + 2)` inside the frame), parsed frame or not.
 #![no_main]
 
 #[allow(dead_code)]
@@ -16,6 +22,8 @@ mod common;
 #[allow(dead_code)]
 #[path = "../../tests/support/oracle.rs"]
 mod oracle;
+#[path = "../../tests/state/virtio_linux_rules/linux.rs"]
+mod linux;
 
 use libfuzzer_sys::fuzz_target;
 use netoffload::state::paravirt::dpdk::{self, TxOffload, TxSeedMode};
@@ -72,6 +80,45 @@ fn check_partial(frame: &[u8], link: LinkType, meta: &CsumMeta, seed: Option<See
     let pseudo = pseudo_sum(&done, &l).expect("pseudo-header").get();
     let total = naive_fold(&done[l.l4..l.l4 + len], u64::from(pseudo));
     assert_eq!(total, 0xFFFF, "finished Partial does not verify");
+}
+
+/// Linux's offset rule for an accepted `NEEDS_CSUM`, from the raw header
+/// bytes: the transport at least `nh_min_len` (20, 40 for `GSO_TCPV6`) past
+/// the network header (the Ethernet header and its VLAN / QinQ tags, none
+/// for raw IP), and `csum_start + max(thlen, csum_offset + 2)` inside the
+/// frame (`thlen` 20 for TCP GSO, 8 for UDP GSO, 0 without GSO).
+fn check_linux_offsets(raw: &[u8], frame: &[u8], link: LinkType) {
+    let word = |i: usize| usize::from(u16::from_le_bytes([raw[i], raw[i + 1]]));
+    let (flags, gso) = (raw[0], raw[1] & 0x7F);
+    if flags & 1 == 0 || flags & 4 != 0 {
+        return; // no NEEDS_CSUM, or RSC_INFO counts instead of offsets
+    }
+    let (start, offset) = (word(6), word(8));
+    let (thlen, nh_min_len) = match gso {
+        1 => (20, 20),
+        4 => (20, 40),
+        3 | 5 => (8, 20),
+        _ => (0, 20),
+    };
+    let mut l3 = 0;
+    if link == LinkType::Ethernet {
+        l3 = 14;
+        while let Some(&[a, b]) = frame.get(l3 - 2..l3) {
+            if !matches!([a, b], [0x81, 0x00] | [0x88, 0xA8]) {
+                break;
+            }
+            l3 += 4;
+        }
+    }
+    assert!(
+        start >= l3 + nh_min_len,
+        "accepted csum_start {start} below {l3} + nh_min_len {nh_min_len}"
+    );
+    assert!(
+        start + thlen.max(offset + 2) <= frame.len(),
+        "accepted csum_start {start} + max({thlen}, {offset} + 2) past {}",
+        frame.len()
+    );
 }
 
 /// The independent oracle on the IP packet (trailing bytes are the caller's to
@@ -156,6 +203,20 @@ fuzz_target!(|data: &[u8]| {
         rsc_ext: ctl & 64 != 0,
     };
     if let Ok(got) = hdr.to_meta(frame, &policy) {
+        let raw = &rest[..10];
+        let side = match policy.direction {
+            Direction::FromDriver => linux::Side::Tun,
+            Direction::FromDevice => linux::Side::Driver,
+        };
+        let mlink = match link {
+            LinkType::Ethernet => linux::Link::Ethernet,
+            LinkType::RawIp => linux::Link::RawIp,
+        };
+        let mhdr = linux::Hdr::from_bytes(raw.try_into().expect("10 header bytes"));
+        if let Some(rule) = linux::linux_refuses(&mhdr, frame, mlink, side, policy.rsc_ext) {
+            panic!("accepted {hdr:?} that Linux refuses: {rule}");
+        }
+        check_linux_offsets(raw, frame, link);
         check_partial(frame, link, &got.meta, got.seed);
         oracle_check(frame, link, &hdr, &got.meta, got.seed);
         if let netoffload::state::paravirt::virtio::GsoOutcome::Segment(p) = got.gso {

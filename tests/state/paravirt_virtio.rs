@@ -142,7 +142,9 @@ fn needs_csum_on_every_plain_packet_becomes_a_sound_partial() {
         let frame = make_partial(build(spec), spec);
         let got = needs_csum(spec).to_meta(&frame, &policy(spec)).unwrap();
         assert_eq!(got.meta.state(), spec.partial(), "{spec:?}");
-        assert!(got.meta.is_blank() && got.meta.data_valid());
+        // CSUM_BLANK only: virtio_net_hdr_to_skb sets CHECKSUM_PARTIAL and
+        // nothing else; the Partial itself is the validity claim.
+        assert!(got.meta.is_blank() && !got.meta.data_valid());
         assert_eq!(got.seed, Some(SeedCheck::Verified));
         assert_eq!(got.gso, GsoOutcome::NotGso);
         sound(&frame, spec.raw_ip, &got.meta).unwrap();
@@ -306,11 +308,13 @@ fn offset_must_match_the_parsed_protocol() {
 
 #[test]
 fn start_before_the_transport_header_is_refused() {
-    let spec = Spec::tcp4(30);
+    // Past Linux's nh_min_len (20 bytes after the network header), still inside
+    // the 40-byte IPv6 header: Linux accepts it, the parsed packet does not.
+    let spec = Spec::tcp6(30);
     let frame = make_partial(build(spec), spec);
     let mut h = needs_csum(spec);
-    h.csum_start = spec.l3() as u16; // the IP header
-    h.csum_offset = 10; // its checksum field
+    h.csum_start = spec.l3() as u16 + 20; // the destination address
+    h.csum_offset = 0;
     let e = err_of(h.to_meta(&frame, &policy(spec)));
     assert_eq!(
         e,
@@ -398,22 +402,19 @@ fn gso_header_field_checks() {
                 gso_type: gso_type::TCPV6,
                 ..tso(spec, 1448)
             },
-            BoundaryError::mismatch(
-                MetaField::VirtioGsoType,
-                gso_type::TCPV4 as u64,
-                gso_type::TCPV6 as u64,
-            ),
+            // TCPV6 raises nh_min_len to 40: an IPv4 transport at 34 is below
+            // it before the type is matched against the packet.
+            BoundaryError::too_small(MetaField::VirtioCsumStart, 34, 14 + 40),
         ),
         (
+            // UDP_L4 fixes csum_offset 6 (Linux's rule), which the parsed
+            // TCP packet refuses before the type is matched.
             VirtioNetHdr {
                 gso_type: gso_type::UDP_L4,
+                csum_offset: 6,
                 ..tso(spec, 1448)
             },
-            BoundaryError::mismatch(
-                MetaField::VirtioGsoType,
-                gso_type::TCPV4 as u64,
-                gso_type::UDP_L4 as u64,
-            ),
+            BoundaryError::mismatch(MetaField::VirtioCsumOffset, 16, 6),
         ),
         (
             VirtioNetHdr {
@@ -517,7 +518,6 @@ fn udp_l4_rules() {
     // csum_start not at the transport header (tcp_gso_segment / __udp_gso_segment check).
     let mut h = tso(spec, 1000);
     h.csum_start += 8;
-    h.csum_offset = 0;
     let e = err_of(h.to_meta(&frame, &p));
     assert_eq!(
         e,
@@ -569,6 +569,31 @@ fn rsc_info_from_a_device_gives_counts_and_a_parsed_partial() {
         }
     );
     sound(&frame, false, &got.meta).unwrap();
+}
+
+/// Found by the `virtio_hdr` fuzz target against the Linux model: with
+/// `RSC_INFO` the offsets are counts, so the `UDP_L4` segment cap is counted
+/// from the parsed transport instead of `csum_start`, not skipped.
+#[test]
+fn fuzz_rsc_info_udp_l4_segments_are_capped_from_the_parsed_transport() {
+    let spec = Spec::udp4(3000);
+    let frame = make_partial(build(spec), spec);
+    let h = VirtioNetHdr {
+        flags: VirtioFlags::NEEDS_CSUM | VirtioFlags::RSC_INFO,
+        gso_type: gso_type::UDP_L4,
+        gso_size: 23, // 3000 bytes need 131 segments
+        ..VirtioNetHdr::ZERO
+    };
+    let p = VirtioPolicy {
+        rsc_ext: true,
+        ..VirtioPolicy::DRIVER_RX
+    };
+    assert_eq!(
+        err_of(h.to_meta(&frame, &p)),
+        BoundaryError::forbidden(MetaField::VirtioGsoSize, Rule::TooManySegments)
+    );
+    let h = VirtioNetHdr { gso_size: 24, ..h };
+    assert!(matches!(h.to_meta(&frame, &p).unwrap().gso, GsoOutcome::Segment(g) if g.segs == 125));
 }
 
 #[test]

@@ -84,6 +84,14 @@ pub enum MetaErrorKind {
     },
     /// Zero where zero is meaningless (`gso_size` 0 with a GSO type).
     Zero,
+    /// A value below the smallest the protocol allows (a `csum_start` inside
+    /// the minimal IP header: Linux's `nh_min_len`).
+    TooSmall {
+        /// The value.
+        value: usize,
+        /// The smallest allowed.
+        min: usize,
+    },
     /// A value that is too large for the field (`u16` offsets, `GSO_BY_FRAGS`).
     TooLarge {
         /// The value.
@@ -107,6 +115,9 @@ pub enum Rule {
     RscInfoNotNegotiated,
     /// virtio: `DATA_VALID` from a driver, refused by policy.
     DataValidOnTransmit,
+    /// virtio: `UDP_TUNNEL_CSUM` with `DATA_VALID` from a device, without the
+    /// tunnel checksum feature (Linux `virtio_net_handle_csum_offload`).
+    TunnelCsumNotNegotiated,
     /// A GSO type without `NEEDS_CSUM` / `csum_blank` (spec: MUST set it; Linux
     /// requires it for `UDP_L4` since 2023, and `tcp_gso_segment` needs it).
     GsoWithoutNeedsCsum,
@@ -194,6 +205,16 @@ impl BoundaryError {
     /// A value the packet disagrees with.
     pub const fn mismatch(field: MetaField, expected: u64, found: u64) -> BoundaryError {
         BoundaryError::new(field, MetaErrorKind::Mismatch { expected, found })
+    }
+
+    /// A value below its minimum.
+    pub const fn too_small(field: MetaField, value: usize, min: usize) -> BoundaryError {
+        BoundaryError::new(field, MetaErrorKind::TooSmall { value, min })
+    }
+
+    /// A value above its maximum.
+    pub const fn too_large(field: MetaField, value: usize, max: usize) -> BoundaryError {
+        BoundaryError::new(field, MetaErrorKind::TooLarge { value, max })
     }
 
     /// An unknown or refused value.
@@ -284,6 +305,9 @@ impl fmt::Display for BoundaryError {
             }
             MetaErrorKind::Forbidden(rule) => {
                 write!(f, "{field} breaks a protocol rule: {rule}")
+            }
+            MetaErrorKind::TooSmall { value, min } => {
+                write!(f, "{field} {value} is below the minimum {min}")
             }
             MetaErrorKind::Parse(e) => write!(f, "{field} could not be parsed: {e}"),
         }

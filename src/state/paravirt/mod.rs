@@ -22,6 +22,7 @@
 //! | file | models |
 //! | --- | --- |
 //! | `virtio/hdr.rs` | `struct virtio_net_hdr` (10-byte legacy, 12-byte v1, 20-byte hash report), little endian |
+//! | `virtio/linux_rules.rs` | the rules Linux applies from header and frame length alone (`virtio_net_hdr_to_skb`, `skb_partial_csum_set`, tun's `tun_vnet_hdr_get` / `tun_get_user`, virtio_net's `receive_buf`), under every policy, before parsing |
 //! | `virtio/to_meta.rs` | `virtio_net_hdr_to_skb` and the virtio_net receive `DATA_VALID`, under a policy |
 //! | `virtio/from_meta.rs` | `virtio_net_hdr_from_skb` |
 //! | `xen.rs` | netif.h flags and the GSO extra slot; netfront / netback mappings |
@@ -39,6 +40,12 @@
 //!   contract of [`state`](crate::state) or the boundary refuses.
 //! - Validity is claimed only from a device report under a policy, never from
 //!   zero bits: DPDK's all-zero status is "unknown", not good.
+//! - A virtio `NEEDS_CSUM` is `Partial` + `CSUM_BLANK` only
+//!   (`virtio_net_hdr_to_skb` sets `CHECKSUM_PARTIAL`, nothing more); a Xen
+//!   `csum_blank` carries `CSUM_BLANK | DATA_VALID` (netback's 2005 facts).
+//! - virtio headers meet Linux's own rules first, under every policy, parsed
+//!   frame or not (`nh_min_len` counted from the network header: stricter),
+//!   and `from_meta` never hands out offsets they refuse.
 //! - GSO from a peer is checked as Linux does since the syzbot reports (known
 //!   type, ECN only on TCP, a sane `gso_size`, type matching the parsed
 //!   packet, not a fragment, `csum_start` at the transport header); segment

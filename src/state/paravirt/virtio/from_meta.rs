@@ -5,6 +5,7 @@ use crate::state::CsumMeta;
 use crate::state::paravirt::peer::{Claim, claim, inet_only};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
+use super::linux_rules;
 use super::to_meta::GsoKind;
 use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
 
@@ -73,7 +74,9 @@ impl VirtioNetHdr {
     ///
     /// Refused: a CRC32c `Partial` (virtio cannot ask for CRC32c), a blank field
     /// without `Partial` offsets, `start` before `base`, offsets above 65535, GSO
-    /// without `Partial`, UFO, `gso_size` 0.
+    /// without `Partial`, UFO, `gso_size` 0, and offsets the peer's
+    /// `virtio_net_hdr_to_skb` would refuse ([`linux_rules::check_handed_out`]:
+    /// `csum_start` below `nh_min_len` or past 65470, a GSO type's other offset).
     pub fn from_meta(
         meta: CsumMeta,
         frame: GuestFrame,
@@ -134,11 +137,20 @@ impl VirtioNetHdr {
             hdr.gso_type = sp.kind.virtio_type() | if sp.ecn { gso_type::ECN } else { 0 };
             hdr.gso_size = sp.gso_size;
             hdr.hdr_len = sp.hdr_len;
-            if peer.rsc_info {
-                hdr.flags |= VirtioFlags::RSC_INFO;
-                hdr.csum_start = sp.segs;
-                hdr.csum_offset = 0;
-            }
+        }
+        if hdr.flags.contains(VirtioFlags::NEEDS_CSUM) {
+            linux_rules::check_handed_out(
+                hdr.csum_start as usize,
+                hdr.csum_offset as usize,
+                gso.map(|sp| sp.kind),
+            )?;
+        }
+        if let Some(sp) = gso
+            && peer.rsc_info
+        {
+            hdr.flags |= VirtioFlags::RSC_INFO;
+            hdr.csum_start = sp.segs;
+            hdr.csum_offset = 0;
         }
         Ok(hdr)
     }

@@ -10,7 +10,8 @@ use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField};
 
 bitflags::bitflags! {
     /// virtio-net header `flags`. Unknown bits are kept as read (the device must
-    /// ignore them, so they are never an error).
+    /// ignore them, so they are never an error; `UDP_TUNNEL_CSUM` from a device
+    /// is, see [`linux_rules::check_tunnel_csum`](super::linux_rules::check_tunnel_csum)).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
     pub struct VirtioFlags: u8 {
         /// `VIRTIO_NET_HDR_F_NEEDS_CSUM`: checksum from `csum_start` to the end,
@@ -21,6 +22,10 @@ bitflags::bitflags! {
         /// `VIRTIO_NET_HDR_F_RSC_INFO`: coalesced TCP; `csum_start` and
         /// `csum_offset` hold segment and duplicate-ACK counts.
         const RSC_INFO = 4;
+        /// `VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM`: with `DATA_VALID`, the outer UDP
+        /// checksum was validated too (`VIRTIO_NET_F_GUEST_UDP_TUNNEL_GSO_CSUM`,
+        /// never negotiated here).
+        const UDP_TUNNEL_CSUM = 8;
     }
 }
 

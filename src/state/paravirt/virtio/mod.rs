@@ -2,11 +2,13 @@
 //! and its mapping to and from [`CsumMeta`](crate::state::CsumMeta).
 //!
 //! - [`VirtioNetHdr::parse`] / [`VirtioNetHdr::write`]: bytes.
-//! - [`VirtioNetHdr::to_meta`]: `virtio_net_hdr_to_skb`, every field checked.
+//! - [`VirtioNetHdr::to_meta`]: `virtio_net_hdr_to_skb`, every field checked;
+//!   [`linux_rules`]: the rules Linux applies from the header and frame length alone.
 //! - [`VirtioNetHdr::from_meta`]: `virtio_net_hdr_from_skb`, consuming the metadata.
 
 mod from_meta;
 mod hdr;
+pub mod linux_rules;
 mod to_meta;
 
 pub use from_meta::{GuestFrame, PeerFeatures, SuperPacket};

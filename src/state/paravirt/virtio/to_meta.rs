@@ -2,14 +2,13 @@
 //! `virtio_net_hdr_to_skb`, plus the `DATA_VALID` handling of the virtio_net
 //! driver's receive path). Every field is checked against the packet.
 
-use crate::state::{CsumMeta, PartialKind};
+use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net, Transport};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
+use super::linux_rules;
 use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
-use crate::state::paravirt::peer::{
-    DataValidAs, blank_partial, data_valid_meta as data_valid_meta_as,
-};
+use crate::state::paravirt::peer::{DataValidAs, data_valid_meta as data_valid_meta_as};
 use crate::state::paravirt::setup::{
     SeedCheck, SeedSkip, check_seed, check_udp_length, checksum_setup, transport_csum_field,
 };
@@ -53,13 +52,20 @@ pub enum HdrLenRule {
 }
 
 /// What is done with the pseudo-header seed a `NEEDS_CSUM` packet carries.
+///
+/// The policy covers the seed only: Linux's offset rules (`csum_start` at
+/// least `nh_min_len` past the network header, `csum_start + max(thlen,
+/// csum_offset + 2)` inside the frame, see `linux_rules`) and the parsed
+/// packet's rules hold under both policies, parsed frame or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SeedPolicy {
     /// Compare the field with the parsed pseudo-header seed; refuse a mismatch.
-    /// Where it cannot be compared (`csum_start` deeper than the parsed
-    /// transport, as for a tunnel's inner header, or a frame that does not
-    /// parse) the packet is accepted as Linux does and the outcome says
-    /// [`SeedCheck::Skipped`](crate::state::paravirt::setup::SeedCheck) with the reason.
+    /// Where there is no seed to compare with (`csum_start` deeper than the
+    /// parsed transport, as for a tunnel's inner header; a frame that passed
+    /// Linux's offset rules but does not parse; a transport without a
+    /// pseudo-header rule) the outcome says
+    /// [`SeedCheck::Skipped`](crate::state::paravirt::setup::SeedCheck) and why:
+    /// Linux never reads the seed.
     Verify,
     /// Believe it (Linux does; the oracle then cannot vouch for the state).
     Trust,
@@ -224,7 +230,28 @@ fn data_valid_meta(policy: DataValidPolicy) -> Result<CsumMeta, BoundaryError> {
     Ok(data_valid_meta_as(how))
 }
 
-/// Checks `NEEDS_CSUM` offsets; returns the seed outcome.
+/// A `NEEDS_CSUM` packet's state: `Partial` with its field blank, nothing more.
+///
+/// Linux `virtio_net_hdr_to_skb` sets `CHECKSUM_PARTIAL` and nothing else
+/// (`skb_partial_csum_set`); the validity Linux reads from it
+/// (`skb_csum_unnecessary`: the offloaded checksum and every one before it) is
+/// the `Partial` state's own claim here. No `DATA_VALID` is added: a virtio
+/// driver cannot send one (the spec forbids it on transmit), and it would
+/// outlive the fill, where Linux's `skb_checksum_help` leaves `CHECKSUM_NONE`.
+/// A device's `NEEDS_CSUM | DATA_VALID` gives the same: virtio_net's receive
+/// path sets `CHECKSUM_UNNECESSARY` first, then `skb_partial_csum_set` makes
+/// it `CHECKSUM_PARTIAL`.
+fn needs_csum_partial(start: usize, offset: usize) -> CsumMeta {
+    let state = CsumState::Partial {
+        start,
+        offset,
+        kind: PartialKind::Inet,
+    };
+    CsumMeta::new(state, CsumFlags::CSUM_BLANK).unwrap_or(CsumMeta::NONE)
+}
+
+/// Checks `NEEDS_CSUM` offsets against the parsed packet (Linux's own rules,
+/// [`linux_rules::check_csum_offsets`], already held); returns the seed outcome.
 fn check_partial(
     frame: &[u8],
     parsed: &Result<Layers, wire::ParseError>,
@@ -232,27 +259,23 @@ fn check_partial(
     offset: usize,
     seed: SeedPolicy,
 ) -> Result<SeedCheck, BoundaryError> {
-    let limit = match parsed {
-        Ok(l) => l.end,
-        Err(_) => frame.len(),
-    };
-    if start >= limit {
-        return Err(BoundaryError::out_of_packet(
-            MetaField::VirtioCsumStart,
-            start,
-            limit,
-        ));
-    }
-    if start + offset + 2 > limit {
-        return Err(BoundaryError::out_of_packet(
-            MetaField::VirtioCsumOffset,
-            start + offset + 2,
-            limit,
-        ));
-    }
     let Ok(l) = parsed else {
         return Ok(SeedCheck::Skipped(SeedSkip::Unparsed));
     };
+    if start >= l.end {
+        return Err(BoundaryError::out_of_packet(
+            MetaField::VirtioCsumStart,
+            start,
+            l.end,
+        ));
+    }
+    if start + offset + 2 > l.end {
+        return Err(BoundaryError::out_of_packet(
+            MetaField::VirtioCsumOffset,
+            start + offset + 2,
+            l.end,
+        ));
+    }
     if start < l.l4 {
         return Err(BoundaryError::forbidden(
             MetaField::VirtioCsumStart,
@@ -336,11 +359,9 @@ fn check_gso(
         GsoKind::Ufo => l.end - l.l4,
         _ => l.payload_len(),
     };
-    if kind == GsoKind::UdpL4 && payload > gso_size * UDP_MAX_SEGMENTS {
-        return Err(BoundaryError::forbidden(
-            MetaField::VirtioGsoSize,
-            Rule::TooManySegments,
-        ));
+    if rsc && kind == GsoKind::UdpL4 {
+        // The offsets hold counts: Linux's count starts at the parsed transport.
+        linux_rules::check_udp_segments(l.l4, hdr.gso_size, l.end)?;
     }
     if payload <= gso_size {
         return Ok(GsoOutcome::FitsOneSegment);
@@ -358,21 +379,37 @@ impl VirtioNetHdr {
     /// Checks this header against its frame and returns the packet's checksum
     /// metadata and segmentation (Linux `virtio_net_hdr_to_skb`).
     ///
-    /// Refused with a typed error naming the field: `RSC_INFO` from a driver or
-    /// not negotiated; an unknown GSO type, ECN on UDP, `gso_size` 0 or
-    /// `GSO_BY_FRAGS`; GSO without `NEEDS_CSUM`; `hdr_len` beyond the frame;
-    /// `csum_start` or `csum_start + csum_offset + 2` beyond the packet (its IP
-    /// length, so Ethernet padding is never summed); `csum_start` before the
-    /// transport header; `csum_offset` other than the parsed protocol's (16 TCP,
-    /// 6 UDP); a UDP length other than the IP payload length (the filled sum
-    /// would cover the wrong bytes: found by the `virtio_hdr` fuzz target); a field that is not the pseudo-header seed (policy `Verify`); a
-    /// GSO type that does not match the parsed L3/L4 (the protocol-mismatch
-    /// checks syzbot drove into Linux); GSO on a fragment; GSO with `csum_start`
-    /// not at the transport header; `UDP_L4` with more than 128 segments.
+    /// Refused with a typed error naming the field, nothing changed. Linux's
+    /// rules, under every policy, parsed frame or not (`linux_rules`): an
+    /// Ethernet frame under 14 bytes or a raw IP frame that is not IPv4/IPv6
+    /// (tun); `DATA_VALID | UDP_TUNNEL_CSUM` from a device; an unknown GSO
+    /// type (tunnel bits included), `gso_size` 0 or `GSO_BY_FRAGS`; `csum_start + max(thlen, csum_offset + 2)` beyond the
+    /// frame; `csum_start` past 65470 (`skb_partial_csum_set` with tun's
+    /// headroom); `csum_start` less than `nh_min_len` (20, 40 for `TCPV6`) past
+    /// the network header; `csum_offset` other than 16 for TCP GSO or 6 for
+    /// `UDP_L4`; `UDP_L4` with ECN or more than 128 segments of the frame;
+    /// `hdr_len` (raised to `csum_start + csum_offset + 2`) beyond the frame,
+    /// or non-zero below 14 from a driver on Ethernet (tap).
+    ///
+    /// Stricter than Linux, on purpose (each one a named rule): `nh_min_len`
+    /// counted from the network header, not the frame start; `RSC_INFO` from a
+    /// driver or not negotiated; ECN on UFO; GSO without `NEEDS_CSUM` (the spec's
+    /// MUST; Linux probes with the flow dissector); and, on a parsed packet,
+    /// `csum_start` or `csum_start + csum_offset + 2` beyond the IP length (so
+    /// Ethernet padding is never summed); `csum_start` before the transport
+    /// header; `csum_offset` other than the parsed protocol's (16 TCP, 6 UDP);
+    /// a UDP length other than the IP payload length (the filled sum would
+    /// cover the wrong bytes: found by the `virtio_hdr` fuzz target); a field
+    /// that is not the pseudo-header seed (policy `Verify`); a GSO type that
+    /// does not match the parsed L3/L4 (the protocol-mismatch checks syzbot
+    /// drove into Linux); GSO on a fragment; GSO with `csum_start` not at the
+    /// transport header; GSO on a frame that does not parse.
     pub fn to_meta(&self, frame: &[u8], policy: &VirtioPolicy) -> Result<Inbound, BoundaryError> {
         let flags = self.flags;
         let needs_csum = flags.contains(VirtioFlags::NEEDS_CSUM);
         let rsc = flags.contains(VirtioFlags::RSC_INFO);
+        linux_rules::check_frame(frame, policy.link)?;
+        linux_rules::check_tunnel_csum(flags, policy.direction)?;
         if rsc {
             if policy.direction == Direction::FromDriver {
                 return Err(BoundaryError::forbidden(
@@ -433,13 +470,18 @@ impl VirtioNetHdr {
             }
             Some((kind, ecn))
         };
-        if self.hdr_len as usize > frame.len() {
-            return Err(BoundaryError::out_of_packet(
-                MetaField::VirtioHdrLen,
-                self.hdr_len as usize,
-                frame.len(),
-            ));
+        if needs_csum && !rsc {
+            let kind = gso.map(|(kind, _)| kind);
+            linux_rules::check_csum_offsets(self, frame, policy.link, kind)?;
+            if kind == Some(GsoKind::UdpL4) {
+                linux_rules::check_udp_segments(
+                    self.csum_start as usize,
+                    self.gso_size,
+                    frame.len(),
+                )?;
+            }
         }
+        linux_rules::check_hdr_len(self, frame.len(), policy)?;
         let parsed = wire::parse(frame, policy.link);
 
         let mut seed = None;
@@ -458,7 +500,7 @@ impl VirtioNetHdr {
                     }
                     SeedPolicy::Trust => SeedCheck::Skipped(SeedSkip::PolicyTrust),
                 });
-                blank_partial(setup.start, setup.offset)
+                needs_csum_partial(setup.start, setup.offset)
             } else if flags.contains(VirtioFlags::DATA_VALID) {
                 data_valid_meta(policy.data_valid)?
             } else {
@@ -468,7 +510,7 @@ impl VirtioNetHdr {
             let start = self.csum_start as usize;
             let offset = self.csum_offset as usize;
             seed = Some(check_partial(frame, &parsed, start, offset, policy.seed)?);
-            blank_partial(start, offset)
+            needs_csum_partial(start, offset)
         } else if flags.contains(VirtioFlags::DATA_VALID) {
             data_valid_meta(policy.data_valid)?
         } else {
