@@ -41,10 +41,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let layers = wire::parse(frame, LinkType::Ethernet)?;
         let action = tx::decide(meta, &layers, *gso, &nic)?;
         assert!(matches!(action, TxAction::Offload { .. }), "{action:?}");
-        let ctx = TxContext::from_action(&action, *gso);
+        let ctx = TxContext::from_action(&action, *gso)?;
         batch.push(ring.config().prep(id as u64, 0, ctx)?);
     }
-    let report = ring.xmit(&batch);
+    let report = ring.xmit(&batch)?;
     assert_eq!(
         (report.packets, report.doorbells, report.end),
         (3, 1, BatchEnd::Drained)

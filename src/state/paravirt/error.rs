@@ -321,6 +321,9 @@ impl fmt::Display for Rule {
             Rule::RscInfoOnTransmit => "a driver must not set RSC_INFO on transmit",
             Rule::RscInfoNotNegotiated => "RSC_INFO without VIRTIO_NET_F_RSC_EXT negotiated",
             Rule::DataValidOnTransmit => "DATA_VALID from a driver is refused by policy",
+            Rule::TunnelCsumNotNegotiated => {
+                "UDP_TUNNEL_CSUM needs the tunnel-checksum feature negotiated"
+            }
             Rule::GsoWithoutNeedsCsum => "a GSO type needs NEEDS_CSUM (csum_blank)",
             Rule::EcnWithUdp => "ECN cannot go with a UDP GSO type",
             Rule::StartBeforeTransport => "csum_start lies before the transport header",
