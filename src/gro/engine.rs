@@ -5,6 +5,9 @@ use super::cb::{Cb, Refusal};
 use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
 use super::expect::{Layout, Next, TCP4_SPAN, VXLAN4_SPAN, mode_after_match};
 use super::flow::{self, final_flag};
+use super::layout::{
+    TCP4, TCP4_HDR, TCP4_ID, TCP4_IP_END, VXLAN4, VXLAN4_HDR, VXLAN4_ID, VXLAN4_IP_END,
+};
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
@@ -12,6 +15,7 @@ use crate::csum::Wsum;
 use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState};
 use crate::wire::LinkType;
 use crate::wire::consts::ipproto;
+use crate::wire::{gre, ipv4, tcp, udp};
 
 const NIL: u16 = u16::MAX;
 
@@ -368,7 +372,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             cb.verified
         };
         let flags = match p.l4kind {
-            L4::Tcp => byte(frame, p.l4 as usize + 13).unwrap_or(0),
+            L4::Tcp => byte(frame, p.l4 as usize + tcp::FLAGS_OFFSET).unwrap_or(0),
             L4::Udp => 0,
         };
         let len = p.payload_len();
@@ -425,7 +429,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Option<Verdict> {
-        let h: &[u8; 54] = frame.get(..54)?.try_into().ok()?;
+        let h: &[u8; TCP4_HDR] = frame.get(..TCP4_HDR)?.try_into().ok()?;
         // IPv4 without options carrying TCP, or not this path (a tunnel frame
         // goes on to the VXLAN path without hashing and walking here).
         if !parse::is_tcp4_lead(h) {
@@ -452,13 +456,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let end = frame.len();
         let len = (end - payload) as u32;
         let sw_bytes = sum;
-        let flags = byte(frame, 47)?;
+        let flags = byte(frame, TCP4.flags())?;
         if let Some(slot) = self.lookup_tcp4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
             let plan = flow::merge_tcp4_fixed(s, frame, payload, len)?;
             // The merge test compared every header word but these.
-            let h: &[u8; 34] = frame.get(..34)?.try_into().ok()?;
-            if !flow::ip4_sum_follows(&s.hdr, h, 14) {
+            let h: &[u8; TCP4_IP_END] = frame.get(..TCP4_IP_END)?.try_into().ok()?;
+            if !flow::ip4_sum_follows(&s.hdr, h, TCP4.ip[0]) {
                 return None;
             }
             self.stats.sw_bytes += sw_bytes;
@@ -468,7 +472,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
             return None;
         }
-        if !parse::ipv4_header_ok(frame.get(14..34)?) {
+        if !parse::ipv4_header_ok(frame.get(TCP4.ip[0]..TCP4_IP_END)?) {
             return None;
         }
         self.stats.sw_bytes += sw_bytes;
@@ -494,7 +498,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Option<Verdict> {
-        if frame.len() < 104 {
+        if frame.len() < VXLAN4_HDR {
             return None;
         }
         let covered = match meta.state() {
@@ -502,7 +506,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             CsumState::None
                 if self.cfg.software_verify == SoftwareVerify::On
                     && self.cfg.tunnel_policy == TunnelPolicy::Compute
-                    && be16(frame, 40)? == 0 =>
+                    && be16(frame, VXLAN4.udp + udp::CHECKSUM_OFFSET)? == 0 =>
             {
                 false
             }
@@ -520,12 +524,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let len = p.payload_len();
         let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
         let verified = 2;
-        let flags = byte(frame, 97)?;
+        let flags = byte(frame, VXLAN4.flags())?;
         if let Some(slot) = self.lookup_vxlan4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
             let plan = flow::merge_vxlan4_fixed(s, frame, &p)?;
-            let h: &[u8; 84] = frame.get(..84)?.try_into().ok()?;
-            if !(flow::ip4_sum_follows(&s.hdr, h, 14) && flow::ip4_sum_follows(&s.hdr, h, 64)) {
+            let h: &[u8; VXLAN4_IP_END] = frame.get(..VXLAN4_IP_END)?.try_into().ok()?;
+            let [outer, inner] = VXLAN4.ip;
+            if !(flow::ip4_sum_follows(&s.hdr, h, outer) && flow::ip4_sum_follows(&s.hdr, h, inner))
+            {
                 return None;
             }
             self.stats.sw_bytes += sw_bytes;
@@ -535,8 +541,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
             return None;
         }
-        if !(parse::ipv4_header_ok(frame.get(14..34)?) && parse::ipv4_header_ok(frame.get(64..84)?))
-        {
+        let ip4 = |at: usize| {
+            frame
+                .get(at..at + ipv4::MIN_HEADER_LEN)
+                .is_some_and(parse::ipv4_header_ok)
+        };
+        if !(ip4(VXLAN4.ip[0]) && ip4(VXLAN4.ip[1])) {
             return None;
         }
         self.stats.sw_bytes += sw_bytes;
@@ -553,21 +563,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     #[inline(always)]
     fn predicted_tcp4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; TCP4_SPAN] = f.get(..TCP4_SPAN)?.try_into().ok()?;
-        let mut i = *self.buckets.get(Self::bucket(hash))?;
-        while i != NIL {
-            let s = self.flows.get(i as usize)?;
-            // No layout test: only fixed-layout flows have a predicted length,
-            // and a VXLAN flow's header differs from this frame at byte 23
-            // (UDP, not TCP), which the compare covers.
-            if s.hash == hash
-                && f.len() == s.exp.len() as usize
-                && s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
-            {
-                return Some((i, s.p.payload as usize));
-            }
-            i = s.next;
-        }
-        None
+        // No layout test: only fixed-layout flows have a predicted length,
+        // and a VXLAN flow's header differs from this frame in the outer IP
+        // protocol (UDP, not TCP), which the compare covers.
+        let (i, s) = self.find(hash, |s| {
+            f.len() == s.exp.len() as usize && s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
+        })?;
+        Some((i, s.p.payload as usize))
     }
 
     /// [`Self::predicted_tcp4`] for a fixed-layout VXLAN frame (the outer UDP
@@ -575,36 +577,25 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     #[inline(always)]
     fn predicted_vxlan4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; VXLAN4_SPAN] = f.get(..VXLAN4_SPAN)?.try_into().ok()?;
-        let mut i = *self.buckets.get(Self::bucket(hash))?;
-        while i != NIL {
-            let s = self.flows.get(i as usize)?;
-            if s.hash == hash
-                && s.vx4
+        let zero = flow::udp_csum_zero(h, VXLAN4.udp);
+        let (i, s) = self.find(hash, |s| {
+            s.vx4
                 && f.len() == s.exp.len() as usize
                 && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
-                && (h[40] | h[41] == 0) == (s.hdr[40] | s.hdr[41] == 0)
-            {
-                return Some((i, s.p.payload as usize));
-            }
-            i = s.next;
-        }
-        None
+                && zero == flow::udp_csum_zero(&s.hdr, VXLAN4.udp)
+        })?;
+        Some((i, s.p.payload as usize))
     }
 
     /// The flow of a fast-path VXLAN frame (held flows of the same layout
     /// only, as for [`Self::lookup_tcp4`]).
     #[inline(always)]
     fn lookup_vxlan4(&self, hash: u32, f: &[u8]) -> Option<u16> {
-        let b: &[u8; 88] = f.get(..88)?.try_into().ok()?;
-        let mut i = *self.buckets.get(Self::bucket(hash))?;
-        while i != NIL {
-            let s = self.flows.get(i as usize)?;
-            if s.hash == hash && s.vx4 && flow::same_vxlan4(&s.hdr, b) {
-                return Some(i);
-            }
-            i = s.next;
-        }
-        None
+        let b: &[u8; VXLAN4_ID] = f.get(..VXLAN4_ID)?.try_into().ok()?;
+        Some(
+            self.find(hash, |s| s.vx4 && flow::same_vxlan4(&s.hdr, b))?
+                .0,
+        )
     }
 
     /// The flow of a fast-path frame: only flows of the same fixed layout can
@@ -612,16 +603,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// up), so this finds what [`Self::lookup`] finds.
     #[inline(always)]
     fn lookup_tcp4(&self, hash: u32, f: &[u8]) -> Option<u16> {
-        let b: &[u8; 38] = f.get(..38)?.try_into().ok()?;
-        let mut i = *self.buckets.get(Self::bucket(hash))?;
-        while i != NIL {
-            let s = self.flows.get(i as usize)?;
-            if s.hash == hash && s.tcp4 && flow::same_tcp4(&s.hdr, b) {
-                return Some(i);
-            }
-            i = s.next;
-        }
-        None
+        let b: &[u8; TCP4_ID] = f.get(..TCP4_ID)?.try_into().ok()?;
+        Some(self.find(hash, |s| s.tcp4 && flow::same_tcp4(&s.hdr, b))?.0)
     }
 
     /// Appends a segment to held flow `slot` and flushes it when this segment
@@ -740,7 +723,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         match p.encap {
             Encap::Vxlan | Encap::Geneve => {
                 let u = p.enc_off as usize;
-                let zero = be16(f, u + 6) == Some(0);
+                let zero = be16(f, u + udp::CHECKSUM_OFFSET) == Some(0);
                 let ps = || parse::pseudo(f, outer, ipproto::UDP, (end - u) as u32);
                 cb.validate(f, u, end, ps, zero, sw).map_err(refuse)?;
                 if !zero {
@@ -753,7 +736,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
             Encap::Gre => {
                 let g = p.enc_off as usize;
-                if be16(f, g).unwrap_or(0) & 0x8000 != 0 {
+                if be16(f, g + gre::FLAGS_OFFSET).unwrap_or(0) & gre::FLAG_CHECKSUM != 0 {
                     cb.validate(f, g, end, || Wsum::ZERO, false, sw)
                         .map_err(refuse)?;
                     cb.try_convert(g, || Wsum::ZERO);
@@ -769,7 +752,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 cb.validate(f, l4, end, ps, false, sw).map_err(refuse)
             }
             L4::Udp => {
-                if be16(f, l4 + 6) == Some(0) {
+                if be16(f, l4 + udp::CHECKSUM_OFFSET) == Some(0) {
                     return Err(FlushReason::UdpNoChecksum);
                 }
                 let ps = || parse::pseudo(f, inner, ipproto::UDP, (end - l4) as u32);
@@ -788,11 +771,22 @@ impl<const FLOWS: usize> Gro<FLOWS> {
 
     #[inline]
     fn lookup(&self, hash: u32, f: &[u8], p: &Parsed) -> Option<u16> {
+        Some(self.find(hash, |s| flow::same_flow(s, f, p))?.0)
+    }
+
+    /// The held flow with `hash` that `is` accepts, and its slot: the one
+    /// walk of a bucket chain (identity, fixed-layout identity, prediction).
+    #[inline(always)]
+    fn find(
+        &self,
+        hash: u32,
+        mut is: impl FnMut(&SuperPacket) -> bool,
+    ) -> Option<(u16, &SuperPacket)> {
         let mut i = *self.buckets.get(Self::bucket(hash))?;
         while i != NIL {
             let s = self.flows.get(i as usize)?;
-            if s.hash == hash && flow::same_flow(s, f, p) {
-                return Some(i);
+            if s.hash == hash && is(s) {
+                return Some((i, s));
             }
             i = s.next;
         }
@@ -873,11 +867,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.payload = len;
         s.mss = len as u16;
         s.seq = match p.l4kind {
-            L4::Tcp => be32(f, p.l4 as usize + 4).unwrap_or(0),
+            L4::Tcp => be32(f, p.l4 as usize + tcp::SEQ_OFFSET).unwrap_or(0),
             L4::Udp => 0,
         };
         let id_at = |i: usize| match p.ips.get(i) {
-            Some(ip) if i < p.n as usize && !ip.v6 => be16(f, ip.off as usize + 4).unwrap_or(0),
+            Some(ip) if i < p.n as usize && !ip.v6 => {
+                be16(f, ip.off as usize + ipv4::ID_OFFSET).unwrap_or(0)
+            }
             _ => 0,
         };
         s.ids = [id_at(0), id_at(1)];
@@ -1021,19 +1017,19 @@ fn copy_header(dst: &mut [u8; MAX_HEADER], src: &[u8], hl: usize) {
 /// the bytes summed, or `None` when it is bad (the general path then names it).
 #[inline(always)]
 fn tcp4_sum_ok(frame: &[u8]) -> Option<u64> {
-    tcp_sum_ok(frame, 14)
+    tcp_sum_ok(frame, TCP4.ip[0])
 }
 
 /// [`tcp4_sum_ok`] for the inner TCP of a fixed-layout VXLAN frame.
 #[inline(always)]
 fn vxlan4_sum_ok(frame: &[u8]) -> Option<u64> {
-    tcp_sum_ok(frame, 64)
+    tcp_sum_ok(frame, VXLAN4.ip[1])
 }
 
 /// The TCP checksum after the option-less IPv4 header at `ip` verifies.
 #[inline(always)]
 fn tcp_sum_ok(frame: &[u8], ip: usize) -> Option<u64> {
-    let l4 = ip + 20;
+    let l4 = ip + ipv4::MIN_HEADER_LEN;
     let at = parse::Ip {
         off: ip as u16,
         next: l4 as u16,

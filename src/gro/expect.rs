@@ -22,8 +22,10 @@
 
 use super::config::MAX_HEADER;
 use super::flow::load8;
+use super::layout::{TCP4, VXLAN4};
 use super::output::IdMode;
 use super::parse::fold_not;
+use crate::wire::{ipv4, tcp, udp};
 
 /// The two fixed layouts the fast paths handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,8 +41,8 @@ impl Layout {
     /// Where the TCP options start (the TCP header + 20).
     pub(crate) const fn options(self) -> usize {
         match self {
-            Layout::Tcp4 => 54,
-            Layout::Vxlan4 => 104,
+            Layout::Tcp4 => TCP4.options(),
+            Layout::Vxlan4 => VXLAN4.options(),
         }
     }
 }
@@ -73,17 +75,36 @@ const OPT_MASKS: [[u64; 2]; 17] = {
 };
 
 /// Offset of the IPv4 ID in its header.
-const ID: usize = 4;
+const ID: usize = ipv4::ID_OFFSET;
 /// Offset of the IPv4 header checksum in its header.
-const CSUM: usize = 10;
+const CSUM: usize = ipv4::CHECKSUM_OFFSET;
 
-/// Keeps the low four bytes of a host-order 8-byte load of TCP bytes 12..20
-/// (data offset, flags, window): the checksum and urgent pointer may differ.
-const TCP_TAIL: u64 = u64::from_ne_bytes([0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
-/// Drops the first two bytes of a host-order 8-byte load at the outer UDP
-/// checksum (VXLAN layout bytes 40..48): a non-zero checksum differs per
-/// segment and is vouched for by the checksum state, not by the header.
-const SKIP_UDP_CSUM: u64 = u64::from_ne_bytes([0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
+/// A host-order mask of bytes `from..to` of an 8-byte load.
+const fn bytes_mask(from: usize, to: usize) -> u64 {
+    let mut b = [0u8; 8];
+    let mut i = from;
+    while i < to {
+        b[i] = 0xFF;
+        i += 1;
+    }
+    u64::from_ne_bytes(b)
+}
+
+/// Keeps the data offset, flags and window of a host-order 8-byte load of
+/// TCP bytes 12..20: the checksum and urgent pointer may differ.
+const TCP_TAIL: u64 = bytes_mask(0, tcp::CHECKSUM_OFFSET - tcp::DATA_OFFSET_OFFSET);
+/// Drops the outer UDP checksum from a host-order 8-byte load starting at
+/// it: a non-zero checksum differs per segment and is vouched for by the
+/// checksum state, not by the header.
+const SKIP_UDP_CSUM: u64 = bytes_mask(2, 8);
+
+/// The 8-byte word of an IPv4 header at `ip` that holds the ID: from the
+/// total length (ID at [`ID_IN_LEN_WORD`]).
+const fn id_word(ip: usize) -> usize {
+    ip + ipv4::TOTAL_LEN_OFFSET
+}
+/// Where the ID sits in [`id_word`].
+const ID_IN_LEN_WORD: usize = ID - ipv4::TOTAL_LEN_OFFSET;
 
 /// Where a flow stands, as its next full-size segment depends on it: the
 /// first segment's IPv4 IDs and TCP sequence, the ID modes, the segment
@@ -136,9 +157,9 @@ impl Expect {
         end: u32,
         fits: bool,
     ) {
-        self.ip_base[0] = ip_base(first, 14);
+        self.ip_base[0] = ip_base(first, TCP4.ip[0]);
         if layout == Layout::Vxlan4 {
-            self.ip_base[1] = ip_base(first, 64);
+            self.ip_base[1] = ip_base(first, VXLAN4.ip[1]);
         }
         let opts = payload.saturating_sub(layout.options());
         let masks = OPT_MASKS.get(opts);
@@ -201,15 +222,22 @@ impl Expect {
         f: &[u8; TCP4_SPAN],
         next: &Next,
     ) -> bool {
+        let l = TCP4;
         let x = |o: usize| load8(first, o) ^ load8(f, o);
-        let (did, dc) = self.ip_deltas(0, first, 14, next);
+        let (did, dc) = self.ip_deltas(0, first, l.ip[0], next);
         let dseq = next.first_seq ^ next.seq;
-        // 16..24: ID at byte 2; 24..32: checksum at 0; 38..46: sequence at 0.
-        let d16 = x(16) ^ place(2, did.to_be_bytes());
-        let d24 = x(24) ^ place(0, dc.to_be_bytes());
-        let d38 = x(38) ^ place(0, dseq.to_be_bytes());
-        let same = x(0) | x(8) | x(30) | (x(46) & TCP_TAIL);
-        (same | d16 | d24 | d38 | self.opts_diff(first, f, Layout::Tcp4.options())) == 0
+        // Words from the total length (ID inside), the header checksum and
+        // the sequence hold the varying fields; the others (Ethernet, the
+        // addresses and ports, the TCP flag word) must be equal. Together
+        // they cover bytes 0..54.
+        let d_id = x(id_word(l.ip[0])) ^ place(ID_IN_LEN_WORD, did.to_be_bytes());
+        let d_csum = x(l.ip4(0, CSUM)) ^ place(0, dc.to_be_bytes());
+        let d_seq = x(l.tcp(tcp::SEQ_OFFSET)) ^ place(0, dseq.to_be_bytes());
+        let same = x(0)
+            | x(8)
+            | x(l.tcp(tcp::SEQ_OFFSET) - 8)
+            | (x(l.tcp(tcp::DATA_OFFSET_OFFSET)) & TCP_TAIL);
+        (same | d_id | d_csum | d_seq | self.opts_diff(first, f, l.options())) == 0
     }
 
     /// True when the first 104 bytes of a fixed-layout VXLAN frame are the
@@ -222,20 +250,32 @@ impl Expect {
         f: &[u8; VXLAN4_SPAN],
         next: &Next,
     ) -> bool {
+        let l = VXLAN4;
         let x = |o: usize| load8(first, o) ^ load8(f, o);
-        let (did0, dc0) = self.ip_deltas(0, first, 14, next);
-        let (did1, dc1) = self.ip_deltas(1, first, 64, next);
+        let (did0, dc0) = self.ip_deltas(0, first, l.ip[0], next);
+        let (did1, dc1) = self.ip_deltas(1, first, l.ip[1], next);
         let dseq = next.first_seq ^ next.seq;
-        // Outer 16..24 ID at 2, 24..32 checksum at 0; inner 64..72 ID at 4,
-        // 72..80 checksum at 2; 88..96 sequence at 0.
-        let varying = (x(16) ^ place(2, did0.to_be_bytes()))
-            | (x(24) ^ place(0, dc0.to_be_bytes()))
-            | (x(64) ^ place(4, did1.to_be_bytes()))
-            | (x(72) ^ place(2, dc1.to_be_bytes()))
-            | (x(88) ^ place(0, dseq.to_be_bytes()));
-        let same = x(0) | x(8) | x(32) | x(48) | x(56) | x(80);
-        let masked = (x(40) & SKIP_UDP_CSUM) | (x(96) & TCP_TAIL);
-        (varying | same | masked | self.opts_diff(first, f, Layout::Vxlan4.options())) == 0
+        // Outer: the word from the total length (ID inside), the word from
+        // the checksum; inner: the first word (ID at its offset), the word
+        // from the TTL (checksum two bytes in); the sequence. Together with
+        // the equal and masked words they cover bytes 0..104.
+        let ttl_word = l.ip4(1, ipv4::TTL_OFFSET);
+        let varying = (x(id_word(l.ip[0])) ^ place(ID_IN_LEN_WORD, did0.to_be_bytes()))
+            | (x(l.ip4(0, CSUM)) ^ place(0, dc0.to_be_bytes()))
+            | (x(l.ip[1]) ^ place(ID, did1.to_be_bytes()))
+            | (x(ttl_word) ^ place(CSUM - ipv4::TTL_OFFSET, dc1.to_be_bytes()))
+            | (x(l.tcp(tcp::SEQ_OFFSET)) ^ place(0, dseq.to_be_bytes()));
+        // Ethernet, outer addresses to the UDP length, VXLAN tail and inner
+        // Ethernet (two words), inner destination and ports.
+        let same = x(0)
+            | x(8)
+            | x(l.udp + udp::CHECKSUM_OFFSET - 8)
+            | x(l.inner_l2 - 2)
+            | x(l.inner_l2 + 6)
+            | x(l.tcp(tcp::SEQ_OFFSET) - 8);
+        let masked = (x(l.udp + udp::CHECKSUM_OFFSET) & SKIP_UDP_CSUM)
+            | (x(l.tcp(tcp::DATA_OFFSET_OFFSET)) & TCP_TAIL);
+        (varying | same | masked | self.opts_diff(first, f, l.options())) == 0
     }
 }
 

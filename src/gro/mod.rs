@@ -109,6 +109,7 @@ mod expect;
 #[cfg(test)]
 mod fast_tests;
 mod flow;
+mod layout;
 mod output;
 mod parse;
 mod reason;
