@@ -7,6 +7,7 @@ use super::layout::{IP4_TOS, TCP4, TCP4_HDR, TCP4_ID, VXLAN4, VXLAN4_HDR, VXLAN4
 use super::output::{IdMode, SuperPacket};
 use super::parse::{Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
+use super::rules::{ip_rule_broken, ip4_rules_mask, tcp_rule_broken, tcp_rules_mask};
 use crate::wire::{ethernet, gre, ipv4, ipv6, tcp, udp, vxlan};
 
 const TCP_FIN: u8 = 0x01;
@@ -23,16 +24,6 @@ const IP4_ADDRS: usize = ipv4::SRC_OFFSET;
 const IP6_ADDRS_LEN: usize = 32;
 /// Version and flow label of the first IPv6 word (traffic class masked off).
 const IP6_VERSION_FLOW: u32 = 0xF00F_FFFF;
-/// The traffic class in the first IPv6 word.
-const IP6_TCLASS: u32 = 0x0FF0_0000;
-/// The DF bit in the flags byte of the IPv4 fragment word.
-const DF_BYTE: u8 = (ipv4::FLAG_DF >> 8) as u8;
-/// The data offset nibble of the TCP flag word (`tcp_flag_word`).
-const FLAG_WORD_DOFF: u32 = 0xF000_0000;
-/// The reserved bits and flags of the TCP flag word.
-const FLAG_WORD_FLAGS: u32 = 0x0FFF_0000;
-/// The window of the TCP flag word.
-const FLAG_WORD_WINDOW: u32 = 0x0000_FFFF;
 
 /// Flow hash over the innermost addresses and ports and the outer source
 /// (tunnels spread flows by the outer UDP source port or addresses).
@@ -177,12 +168,11 @@ const GRE_KEY_LEN: usize = 4;
 const ETH_WORD2: usize = ethernet::HEADER_LEN - 8;
 
 /// Mask for one host-order 8-byte load of TCP bytes 8..16 (ack, data offset,
-/// flags, window): every bit but FIN and PSH in the flags byte (byte 13).
-const ACK_FLAGS_WINDOW: u64 = {
-    let mut b = [0u8; 8];
-    b[tcp::FLAGS_OFFSET - tcp::ACK_OFFSET] = TCP_FIN | TCP_PSH;
-    !u64::from_ne_bytes(b)
-};
+/// flags, window): the TCP rules' bits (every bit but FIN and PSH).
+const ACK_FLAGS_WINDOW: u64 = tcp_rules_mask(tcp::ACK_OFFSET);
+/// Mask for one host-order 8-byte load of IPv4 bytes 1..9 (TOS to TTL): the
+/// IPv4 rules' bits (TOS, DF, TTL).
+const TOS_DF_TTL: u64 = ip4_rules_mask(IP4_TOS);
 
 /// Byte-equality of two ranges without a `memcmp` call for short ones
 /// (8-byte loads, the last one overlapping).
@@ -294,14 +284,8 @@ fn ip_rules(
     let a = &s.hdr[..];
     let (qo, po) = (s.p.ips[i].off as usize, p.ips[i].off as usize);
     if p.ips[i].v6 {
-        let hop = ipv6::HOP_LIMIT_OFFSET;
-        if byte(a, qo + hop) != byte(f, po + hop) {
-            return Err(FlushReason::TtlDiffer);
-        }
-        let tc_a = be32(a, qo).unwrap_or(0) & IP6_TCLASS;
-        let tc_b = be32(f, po).unwrap_or(0) & IP6_TCLASS;
-        if tc_a != tc_b {
-            return Err(FlushReason::TosDiffer);
+        if let Some(reason) = ip_rule_broken(a, qo, f, po, true) {
+            return Err(reason);
         }
         let (ea, eb) = (s.p.ips[i].ext_len(), p.ips[i].ext_len());
         let ext = ipv6::HEADER_LEN;
@@ -314,14 +298,8 @@ fn ip_rules(
     let (Some(ha), Some(hb)) = (hdr20(a, qo), hdr20(f, po)) else {
         return Err(FlushReason::Malformed);
     };
-    if ha[ipv4::TTL_OFFSET] != hb[ipv4::TTL_OFFSET] {
-        return Err(FlushReason::TtlDiffer);
-    }
-    if ha[IP4_TOS] != hb[IP4_TOS] {
-        return Err(FlushReason::TosDiffer);
-    }
-    if (ha[ipv4::FRAG_OFFSET] ^ hb[ipv4::FRAG_OFFSET]) & DF_BYTE != 0 {
-        return Err(FlushReason::DfDiffer);
+    if let Some(reason) = ip_rule_broken(ha, 0, hb, 0, false) {
+        return Err(reason);
     }
     let delta = ip4_id(hb, 0).wrapping_sub(s.ids[i]);
     match *mode {
@@ -369,26 +347,8 @@ pub(crate) fn can_merge(s: &SuperPacket, f: &[u8], p: &Parsed) -> Result<MergePl
             if len == 0 {
                 return Err(FlushReason::PureAck);
             }
-            // tcp_flag_word: data offset, reserved / AE bits, flags, window.
-            let wa = be32(ta, tcp::DATA_OFFSET_OFFSET).unwrap_or(0);
-            let wb = be32(tb, tcp::DATA_OFFSET_OFFSET).unwrap_or(0);
-            let diff = wa ^ wb;
-            if diff != 0 {
-                if diff & FLAG_WORD_DOFF != 0 {
-                    return Err(FlushReason::OptionsDiffer);
-                }
-                if diff & ((TCP_CWR as u32) << 16) != 0 {
-                    return Err(FlushReason::Cwr);
-                }
-                if diff & FLAG_WORD_FLAGS & !(((TCP_FIN | TCP_PSH) as u32) << 16) != 0 {
-                    return Err(FlushReason::FlagsDiffer);
-                }
-                if diff & FLAG_WORD_WINDOW != 0 {
-                    return Err(FlushReason::WindowDiffer);
-                }
-            }
-            if be32(ta, tcp::ACK_OFFSET) != be32(tb, tcp::ACK_OFFSET) {
-                return Err(FlushReason::AckDiffer);
+            if let Some(reason) = tcp_rule_broken(ta, 0, tb, 0) {
+                return Err(reason);
             }
             let thlen = p.payload as usize - pl4;
             let opts = tcp::OPTIONS_OFFSET;
@@ -539,16 +499,12 @@ fn ip4_id(h: &[u8], ip: usize) -> u16 {
     be16(h, ip + ipv4::ID_OFFSET).unwrap_or(0)
 }
 
-/// TOS, DF and TTL of the IPv4 headers at `ip` in `a` and `b` are equal.
+/// The IPv4 rules (TOS, DF, TTL) hold between the headers at `ip` in `a`
+/// and `b`: one masked word compare.
 #[inline(always)]
 fn ip4_same_tos_df_ttl(a: &[u8], b: &[u8], ip: usize) -> bool {
-    let (Some(ha), Some(hb)) = (hdr20(a, ip), hdr20(b, ip)) else {
-        return false;
-    };
-    let frag = ipv4::FRAG_OFFSET;
-    ha[IP4_TOS] == hb[IP4_TOS]
-        && (ha[frag] ^ hb[frag]) & DF_BYTE == 0
-        && ha[ipv4::TTL_OFFSET] == hb[ipv4::TTL_OFFSET]
+    let at = ip + IP4_TOS;
+    (load8(a, at) ^ load8(b, at)) & TOS_DF_TTL == 0
 }
 
 /// [`hash`] of a fixed-layout VXLAN frame (same value).

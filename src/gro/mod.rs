@@ -113,6 +113,7 @@ mod layout;
 mod output;
 mod parse;
 mod reason;
+mod rules;
 mod segs;
 
 pub use config::{
