@@ -85,10 +85,9 @@ pub struct Gro<const FLOWS: usize> {
     size_limit: u32,
     /// `cfg.seg_limit()`, computed once.
     seg_limit: u16,
-    /// Tests switch the fixed-offset fast path off to compare it with the
-    /// general path.
-    #[cfg(test)]
-    pub(crate) fast_off: bool,
+    /// The fixed-layout fast paths apply: [`GroConfig::fast_path`] and
+    /// Ethernet frames (computed once: one test per frame).
+    fast_eth: bool,
     /// Merges accepted by the prediction alone (tests check that the
     /// shortcut is taken).
     #[cfg(test)]
@@ -133,8 +132,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             stats: GroStats::ZERO,
             size_limit: cfg.size_limit(),
             seg_limit: cfg.seg_limit(),
-            #[cfg(test)]
-            fast_off: false,
+            fast_eth: Self::fast_eth(&cfg),
             #[cfg(test)]
             predicted: 0,
         };
@@ -166,9 +164,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.cfg = cfg;
         self.size_limit = cfg.size_limit();
         self.seg_limit = cfg.seg_limit();
+        self.fast_eth = Self::fast_eth(&cfg);
         #[cfg(test)]
         {
-            self.fast_off = false;
             self.predicted = 0;
         }
     }
@@ -291,8 +289,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Verdict {
-        let eth = self.cfg.link == LinkType::Ethernet;
-        if eth && self.fast_on() {
+        if self.fast_eth {
             let v = if self.cfg.kinds.contains(GroKinds::TCP4) {
                 self.fast_tcp4(frame, id, &meta, now, sink)
             } else {
@@ -407,7 +404,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         let meta = self.upgraded(meta, verified);
         let first = (meta.state(), meta.flags());
-        let layout = (flow::is_tcp4_layout(&p), flow::is_vxlan4_layout(&p));
+        // With the fast paths off no flow is marked fixed-layout, so none of
+        // the fixed-offset code runs.
+        let fast = self.fast_on();
+        let layout = (
+            fast && flow::is_tcp4_layout(&p),
+            fast && flow::is_vxlan4_layout(&p),
+        );
         self.insert(hash, frame, &p, layout, id, first, now, sink);
         self.stats.new_flows += 1;
         Verdict::Held(Held::NewFlow)
@@ -680,17 +683,17 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
     }
 
-    /// The fixed-offset fast path is on (always, outside tests).
+    /// [`Self::fast_eth`] of `cfg` (the link type and the switch never
+    /// change after [`Gro::new`] / [`Gro::reset`]).
+    const fn fast_eth(cfg: &GroConfig) -> bool {
+        cfg.fast_path && matches!(cfg.link, LinkType::Ethernet)
+    }
+
+    /// The fixed-offset fast paths are on ([`GroConfig::fast_path`], hidden:
+    /// off only to compare them with the general path).
     #[inline(always)]
     fn fast_on(&self) -> bool {
-        #[cfg(test)]
-        {
-            !self.fast_off
-        }
-        #[cfg(not(test))]
-        {
-            true
-        }
+        self.cfg.fast_path
     }
 
     fn pass(&mut self, reason: FlushReason, meta: CsumMeta) -> Verdict {
@@ -844,9 +847,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.flush_slot(victim, FlushReason::TableFull, sink);
         }
         let slot = self.free;
-        // With the fast path off (tests only) no flow is marked fixed-layout,
-        // so none of the fixed-offset code runs.
-        let (tcp4, vx4) = (tcp4 && self.fast_on(), vx4 && self.fast_on());
         let Some(s) = self.flows.get_mut(slot as usize) else {
             return;
         };

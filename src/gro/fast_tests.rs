@@ -284,8 +284,8 @@ fn run_counting(
     if !sw {
         cfg.software_verify = SoftwareVerify::Off;
     }
+    cfg.fast_path = !fast_off;
     let mut g: Gro<3> = Gro::new(cfg);
-    g.fast_off = fast_off;
     let mut flows = [FlowState { seq: 1000, id: 5 }; 4];
     let mut out = Vec::new();
     for (n, s) in specs.iter().enumerate() {
