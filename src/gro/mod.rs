@@ -112,6 +112,8 @@ mod flow;
 mod layout;
 mod output;
 mod parse;
+#[cfg(test)]
+mod parse_tests;
 mod reason;
 mod rules;
 mod segs;
