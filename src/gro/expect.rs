@@ -25,7 +25,10 @@ use super::flow::load8;
 use super::layout::{TCP4, VXLAN4};
 use super::output::IdMode;
 use super::parse::fold_not;
-use crate::wire::{ipv4, tcp, udp};
+use super::words::{
+    DELTAS, SEQ_SLOT, Word, at_start, csum_slot, id_slot, tcp4_fields, tile, vxlan4_fields,
+};
+use crate::wire::ipv4;
 
 /// The two fixed layouts the fast paths handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,33 +81,6 @@ const OPT_MASKS: [[u64; 2]; 17] = {
 const ID: usize = ipv4::ID_OFFSET;
 /// Offset of the IPv4 header checksum in its header.
 const CSUM: usize = ipv4::CHECKSUM_OFFSET;
-
-/// A host-order mask of bytes `from..to` of an 8-byte load.
-const fn bytes_mask(from: usize, to: usize) -> u64 {
-    let mut b = [0u8; 8];
-    let mut i = from;
-    while i < to {
-        b[i] = 0xFF;
-        i += 1;
-    }
-    u64::from_ne_bytes(b)
-}
-
-/// Keeps the data offset, flags and window of a host-order 8-byte load of
-/// TCP bytes 12..20: the checksum and urgent pointer may differ.
-const TCP_TAIL: u64 = bytes_mask(0, tcp::CHECKSUM_OFFSET - tcp::DATA_OFFSET_OFFSET);
-/// Drops the outer UDP checksum from a host-order 8-byte load starting at
-/// it: a non-zero checksum differs per segment and is vouched for by the
-/// checksum state, not by the header.
-const SKIP_UDP_CSUM: u64 = bytes_mask(2, 8);
-
-/// The 8-byte word of an IPv4 header at `ip` that holds the ID: from the
-/// total length (ID at [`ID_IN_LEN_WORD`]).
-const fn id_word(ip: usize) -> usize {
-    ip + ipv4::TOTAL_LEN_OFFSET
-}
-/// Where the ID sits in [`id_word`].
-const ID_IN_LEN_WORD: usize = ID - ipv4::TOTAL_LEN_OFFSET;
 
 /// Where a flow stands, as its next full-size segment depends on it: the
 /// first segment's IPv4 IDs and TCP sequence, the ID modes, the segment
@@ -222,22 +198,14 @@ impl Expect {
         f: &[u8; TCP4_SPAN],
         next: &Next,
     ) -> bool {
-        let l = TCP4;
-        let x = |o: usize| load8(first, o) ^ load8(f, o);
-        let (did, dc) = self.ip_deltas(0, first, l.ip[0], next);
-        let dseq = next.first_seq ^ next.seq;
-        // Words from the total length (ID inside), the header checksum and
-        // the sequence hold the varying fields; the others (Ethernet, the
-        // addresses and ports, the TCP flag word) must be equal. Together
-        // they cover bytes 0..54.
-        let d_id = x(id_word(l.ip[0])) ^ place(ID_IN_LEN_WORD, did.to_be_bytes());
-        let d_csum = x(l.ip4(0, CSUM)) ^ place(0, dc.to_be_bytes());
-        let d_seq = x(l.tcp(tcp::SEQ_OFFSET)) ^ place(0, dseq.to_be_bytes());
-        let same = x(0)
-            | x(8)
-            | x(l.tcp(tcp::SEQ_OFFSET) - 8)
-            | (x(l.tcp(tcp::DATA_OFFSET_OFFSET)) & TCP_TAIL);
-        (same | d_id | d_csum | d_seq | self.opts_diff(first, f, l.options())) == 0
+        let (did, dc) = self.ip_deltas(0, first, TCP4.ip[0], next);
+        let mut deltas = [0u64; DELTAS];
+        deltas[id_slot(0)] = at_start(did.to_be_bytes());
+        deltas[csum_slot(0)] = at_start(dc.to_be_bytes());
+        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
+        let w = |i: usize| TCP4_WORDS[i].diff(first, f, deltas);
+        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6);
+        (words | self.opts_diff(first, f, TCP4.options())) == 0
     }
 
     /// True when the first 104 bytes of a fixed-layout VXLAN frame are the
@@ -250,34 +218,25 @@ impl Expect {
         f: &[u8; VXLAN4_SPAN],
         next: &Next,
     ) -> bool {
-        let l = VXLAN4;
-        let x = |o: usize| load8(first, o) ^ load8(f, o);
-        let (did0, dc0) = self.ip_deltas(0, first, l.ip[0], next);
-        let (did1, dc1) = self.ip_deltas(1, first, l.ip[1], next);
-        let dseq = next.first_seq ^ next.seq;
-        // Outer: the word from the total length (ID inside), the word from
-        // the checksum; inner: the first word (ID at its offset), the word
-        // from the TTL (checksum two bytes in); the sequence. Together with
-        // the equal and masked words they cover bytes 0..104.
-        let ttl_word = l.ip4(1, ipv4::TTL_OFFSET);
-        let varying = (x(id_word(l.ip[0])) ^ place(ID_IN_LEN_WORD, did0.to_be_bytes()))
-            | (x(l.ip4(0, CSUM)) ^ place(0, dc0.to_be_bytes()))
-            | (x(l.ip[1]) ^ place(ID, did1.to_be_bytes()))
-            | (x(ttl_word) ^ place(CSUM - ipv4::TTL_OFFSET, dc1.to_be_bytes()))
-            | (x(l.tcp(tcp::SEQ_OFFSET)) ^ place(0, dseq.to_be_bytes()));
-        // Ethernet, outer addresses to the UDP length, VXLAN tail and inner
-        // Ethernet (two words), inner destination and ports.
-        let same = x(0)
-            | x(8)
-            | x(l.udp + udp::CHECKSUM_OFFSET - 8)
-            | x(l.inner_l2 - 2)
-            | x(l.inner_l2 + 6)
-            | x(l.tcp(tcp::SEQ_OFFSET) - 8);
-        let masked = (x(l.udp + udp::CHECKSUM_OFFSET) & SKIP_UDP_CSUM)
-            | (x(l.tcp(tcp::DATA_OFFSET_OFFSET)) & TCP_TAIL);
-        (varying | same | masked | self.opts_diff(first, f, l.options())) == 0
+        let (did0, dc0) = self.ip_deltas(0, first, VXLAN4.ip[0], next);
+        let (did1, dc1) = self.ip_deltas(1, first, VXLAN4.ip[1], next);
+        let mut deltas = [0u64; DELTAS];
+        deltas[id_slot(0)] = at_start(did0.to_be_bytes());
+        deltas[csum_slot(0)] = at_start(dc0.to_be_bytes());
+        deltas[id_slot(1)] = at_start(did1.to_be_bytes());
+        deltas[csum_slot(1)] = at_start(dc1.to_be_bytes());
+        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
+        let w = |i: usize| VXLAN4_WORDS[i].diff(first, f, deltas);
+        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6);
+        let words = words | w(7) | w(8) | w(9) | w(10) | w(11) | w(12);
+        (words | self.opts_diff(first, f, VXLAN4.options())) == 0
     }
 }
+
+/// The words the TCP/IPv4 prediction compares (bytes 0..54).
+const TCP4_WORDS: [Word; 7] = tile(TCP4.options(), &tcp4_fields(TCP4));
+/// The words the VXLAN prediction compares (bytes 0..104).
+const VXLAN4_WORDS: [Word; 13] = tile(VXLAN4.options(), &vxlan4_fields(VXLAN4));
 
 /// The ID the next segment carries in `mode` after `count` segments.
 #[inline(always)]
@@ -310,17 +269,6 @@ fn ip_base(h: &[u8], at: usize) -> u32 {
         _ => 0,
     };
     3 * 0xFFFF - word(ID) - word(CSUM)
-}
-
-/// A host-order 8-byte word that holds the bytes `v` at byte `at` and zeros
-/// elsewhere (XORed into a word compare).
-#[inline(always)]
-fn place<const N: usize>(at: usize, v: [u8; N]) -> u64 {
-    let mut b = [0u8; 8];
-    if let Some(d) = b.get_mut(at..at + N) {
-        d.copy_from_slice(&v);
-    }
-    u64::from_ne_bytes(b)
 }
 
 #[cfg(test)]
@@ -490,15 +438,6 @@ mod tests {
         e.start(&first, Layout::Tcp4, 66, 1514, true);
         e.clear();
         assert_eq!(e.len(), 0, "a layout the compare does not cover");
-    }
-
-    #[test]
-    fn place_puts_the_bytes_in_place() {
-        for at in 0..=6 {
-            let mut want = [0u8; 8];
-            want[at..at + 2].copy_from_slice(&[0xAB, 0xCD]);
-            assert_eq!(place(at, [0xAB, 0xCD]).to_ne_bytes(), want, "{at}");
-        }
     }
 
     #[test]

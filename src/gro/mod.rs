@@ -41,12 +41,19 @@
 //! `parse.rs` (the one-pass header walker: Ethernet with two VLAN tags or raw
 //! IP, IPv4, IPv6 with extension headers, one tunnel level of VXLAN, GENEVE,
 //! GRE with C/K only, or IP-in-IP), `cb.rs` (checksum control block),
-//! `flow.rs` (hash, identity, merge rules), `expect.rs` (the predicted next
-//! header of a fixed-layout flow), `engine.rs` (table, receive, flush),
+//! `layout.rs` (the fixed layouts of the fast paths, as data from `wire`'s
+//! offsets), `rules.rs` (the field rules, one row each: bytes, mask,
+//! [`FlushReason`]; the general path names the failing row, the fast paths'
+//! masks are built from the rows), `flow.rs` (hash, identity, the other merge
+//! rules, the fixed-layout merge tests), `expect.rs` (the predicted next
+//! header of a fixed-layout flow), `engine.rs` (table, receive, flush, one
+//! bucket walk `find`),
 //! `output.rs` (verdicts, [`SuperPacket`], [`GsoType`], completion,
 //! [`SuperPacket::write_into`]), `segs.rs` (the segment list), `reason.rs`
 //! ([`FlushReason`], one value per rule, stable snake_case names),
-//! `config.rs`. Optimisation history: `docs/perf/gro-hot-path.md`.
+//! `config.rs` (with the hidden `fast_path` switch: off, every frame takes
+//! the general path, which tests and fuzzing compare with the fast paths).
+//! Optimisation history: `docs/perf/gro-hot-path.md`.
 //!
 //! # Checksums (`cb.rs`, Linux `include/net/gro.h`)
 //!
@@ -117,6 +124,7 @@ mod parse_tests;
 mod reason;
 mod rules;
 mod segs;
+mod words;
 
 pub use config::{
     DEFAULT_MAX_SIZE, GroConfig, GroKinds, MAX_HEADER, MAX_SEGS, SoftwareVerify, TunnelPolicy,
