@@ -46,7 +46,8 @@
 //! [`FlushReason`]; the general path names the failing row, the fast paths'
 //! masks are built from the rows), `flow.rs` (hash, identity, the other merge
 //! rules, the fixed-layout merge tests), `expect.rs` (the predicted next
-//! header of a fixed-layout flow), `engine.rs` (table, receive, flush, one
+//! header of a fixed-layout flow), `words.rs` (the words its compare reads,
+//! derived from each layout's varying fields), `engine.rs` (table, receive, flush, one
 //! bucket walk `find`),
 //! `output.rs` (verdicts, [`SuperPacket`], [`GsoType`], completion,
 //! [`SuperPacket::write_into`]), `segs.rs` (the segment list), `reason.rs`
