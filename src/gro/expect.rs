@@ -22,7 +22,7 @@
 
 use super::config::MAX_HEADER;
 use super::flow::load8;
-use super::layout::{TCP4, VXLAN4};
+use super::layout::{Fixed, RAW_TCP4, TCP4, VXLAN4};
 use super::output::IdMode;
 use super::parse::fold_not;
 use super::words::{
@@ -38,6 +38,8 @@ pub(crate) enum Layout {
     /// Ethernet / IPv4 / UDP / VXLAN / Ethernet / IPv4 / TCP: IPv4 at 14 and
     /// 64, TCP at 84.
     Vxlan4,
+    /// Raw IPv4 (no options) / TCP: IPv4 at 0, TCP at 20.
+    RawTcp4,
 }
 
 impl Layout {
@@ -46,6 +48,16 @@ impl Layout {
         match self {
             Layout::Tcp4 => TCP4.options(),
             Layout::Vxlan4 => VXLAN4.options(),
+            Layout::RawTcp4 => RAW_TCP4.options(),
+        }
+    }
+
+    /// The header offsets of the layout.
+    pub(crate) const fn fixed(self) -> Fixed {
+        match self {
+            Layout::Tcp4 => TCP4,
+            Layout::Vxlan4 => VXLAN4,
+            Layout::RawTcp4 => RAW_TCP4,
         }
     }
 }
@@ -133,7 +145,7 @@ impl Expect {
         end: u32,
         fits: bool,
     ) {
-        self.ip_base[0] = ip_base(first, TCP4.ip[0]);
+        self.ip_base[0] = ip_base(first, layout.fixed().ip[0]);
         if layout == Layout::Vxlan4 {
             self.ip_base[1] = ip_base(first, VXLAN4.ip[1]);
         }
@@ -208,6 +220,25 @@ impl Expect {
         (words | self.opts_diff(first, f, TCP4.options())) == 0
     }
 
+    /// [`Self::tcp4_matches`] for a raw-IP frame (first 40 bytes and the
+    /// options).
+    #[inline(always)]
+    pub(crate) fn raw_tcp4_matches(
+        &self,
+        first: &[u8; MAX_HEADER],
+        f: &[u8; TCP4_SPAN],
+        next: &Next,
+    ) -> bool {
+        let (did, dc) = self.ip_deltas(0, first, RAW_TCP4.ip[0], next);
+        let mut deltas = [0u64; DELTAS];
+        deltas[id_slot(0)] = at_start(did.to_be_bytes());
+        deltas[csum_slot(0)] = at_start(dc.to_be_bytes());
+        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
+        let w = |i: usize| RAW_TCP4_WORDS[i].diff(first, f, deltas);
+        let words = w(0) | w(1) | w(2) | w(3) | w(4);
+        (words | self.opts_diff(first, f, RAW_TCP4.options())) == 0
+    }
+
     /// True when the first 104 bytes of a fixed-layout VXLAN frame are the
     /// predicted next header (outer UDP checksum, inner TCP checksum and
     /// urgent pointer aside), options as in [`Self::tcp4_matches`].
@@ -235,6 +266,8 @@ impl Expect {
 
 /// The words the TCP/IPv4 prediction compares (bytes 0..54).
 const TCP4_WORDS: [Word; 7] = tile(TCP4.options(), &tcp4_fields(TCP4));
+/// The words the raw TCP/IPv4 prediction compares (bytes 0..40).
+const RAW_TCP4_WORDS: [Word; 5] = tile(RAW_TCP4.options(), &tcp4_fields(RAW_TCP4));
 /// The words the VXLAN prediction compares (bytes 0..104).
 const VXLAN4_WORDS: [Word; 13] = tile(VXLAN4.options(), &vxlan4_fields(VXLAN4));
 
@@ -298,10 +331,10 @@ mod tests {
         for (i, b) in h.iter_mut().enumerate() {
             *b = (i * mul) as u8;
         }
-        let ips: &[usize] = if layout == Layout::Tcp4 {
-            &[14]
-        } else {
-            &[14, 64]
+        let ips: &[usize] = match layout {
+            Layout::Tcp4 => &[14],
+            Layout::Vxlan4 => &[14, 64],
+            Layout::RawTcp4 => &[0],
         };
         for (k, &o) in ips.iter().enumerate() {
             h[o] = 0x45;
@@ -309,7 +342,11 @@ mod tests {
             h[o + ID..o + ID + 2].copy_from_slice(&(id ^ (k as u16 * 0x5555)).to_be_bytes());
             set_csum(&mut h, o);
         }
-        let seq_at = if layout == Layout::Tcp4 { 38 } else { 88 };
+        let seq_at = match layout {
+            Layout::Tcp4 => 38,
+            Layout::Vxlan4 => 88,
+            Layout::RawTcp4 => 24,
+        };
         h[seq_at..seq_at + 4].copy_from_slice(&0x1000u32.to_be_bytes());
         h
     }
@@ -321,6 +358,7 @@ mod tests {
         let (ips, seq_at): (&[usize], usize) = match layout {
             Layout::Tcp4 => (&[14], 38),
             Layout::Vxlan4 => (&[14, 64], 88),
+            Layout::RawTcp4 => (&[0], 24),
         };
         for (k, &o) in ips.iter().enumerate() {
             let id = next_id(n.ids[k], n.modes[k], n.count);
@@ -331,10 +369,17 @@ mod tests {
         h
     }
 
-    fn next(first: &[u8; MAX_HEADER], modes: [IdMode; 2], count: u16, seq: u32) -> Next {
+    fn next(
+        first: &[u8; MAX_HEADER],
+        layout: Layout,
+        modes: [IdMode; 2],
+        count: u16,
+        seq: u32,
+    ) -> Next {
         let id = |o: usize| u16::from_be_bytes([first[o + ID], first[o + ID + 1]]);
+        let outer = if layout == Layout::RawTcp4 { 0 } else { 14 };
         Next {
-            ids: [id(14), id(64)],
+            ids: [id(outer), id(64)],
             modes,
             count,
             first_seq: 0x1000,
@@ -352,12 +397,13 @@ mod tests {
         match layout {
             Layout::Tcp4 => e.tcp4_matches(first, f[..TCP4_SPAN].try_into().unwrap(), n),
             Layout::Vxlan4 => e.vxlan4_matches(first, f, n),
+            Layout::RawTcp4 => e.raw_tcp4_matches(first, f[..TCP4_SPAN].try_into().unwrap(), n),
         }
     }
 
     #[test]
     fn a_from_scratch_next_header_matches_for_every_id() {
-        for layout in [Layout::Tcp4, Layout::Vxlan4] {
+        for layout in [Layout::Tcp4, Layout::Vxlan4, Layout::RawTcp4] {
             for (ttl, id) in [(64u8, 0x1234u16), (1, 0), (255, 0xFFFF), (7, 0x8000)] {
                 for mul in [1usize, 7, 13] {
                     let first = first(layout, mul, ttl, id);
@@ -365,7 +411,13 @@ mod tests {
                     e.start(&first, layout, layout.options() + 12, 1514, true);
                     for mode in [IdMode::Undecided, IdMode::Incrementing, IdMode::Fixed] {
                         for count in (1..=0xFFFFu16).step_by(97).chain([1, 2, 0xFFFF]) {
-                            let n = next(&first, [mode; 2], count, 0x1000 + 1448 * count as u32);
+                            let n = next(
+                                &first,
+                                layout,
+                                [mode; 2],
+                                count,
+                                0x1000 + 1448 * count as u32,
+                            );
                             let f = next_header(&first, layout, &n);
                             assert!(
                                 matches(&e, layout, &first, &f, &n),
@@ -380,17 +432,18 @@ mod tests {
 
     #[test]
     fn only_the_masked_bytes_may_differ() {
-        for layout in [Layout::Tcp4, Layout::Vxlan4] {
+        for layout in [Layout::Tcp4, Layout::Vxlan4, Layout::RawTcp4] {
             for opts in [0usize, 4, 8, 12, 16] {
                 let first = first(layout, 7, 64, 0x1213);
                 let mut e = Expect::EMPTY;
                 let payload = layout.options() + opts;
                 e.start(&first, layout, payload, 1514, true);
-                let n = next(&first, [IdMode::Undecided; 2], 1, 0x1000 + 1448);
+                let n = next(&first, layout, [IdMode::Undecided; 2], 1, 0x1000 + 1448);
                 let f = next_header(&first, layout, &n);
                 let span = match layout {
                     Layout::Tcp4 => TCP4_SPAN,
                     Layout::Vxlan4 => VXLAN4_SPAN,
+                    Layout::RawTcp4 => 40 + 16,
                 };
                 for at in 0..span {
                     let mut g = f;
@@ -401,6 +454,7 @@ mod tests {
                         || match layout {
                             Layout::Tcp4 => (50..54).contains(&at),
                             Layout::Vxlan4 => (40..42).contains(&at) || (100..104).contains(&at),
+                            Layout::RawTcp4 => (36..40).contains(&at),
                         };
                     assert_eq!(
                         matches(&e, layout, &first, &g, &n),

@@ -274,7 +274,24 @@ fn run_counting(
     fast_off: bool,
     max_size: u32,
 ) -> (Vec<Out>, std::string::String, u64) {
+    run_link(specs, sw, max_segs, strict, fast_off, max_size, false)
+}
+
+/// [`run_counting`] on raw IP frames when `raw` (the frames without their
+/// first 14 bytes, an L3 TUN's view; VLAN-mutated ones become malformed).
+fn run_link(
+    specs: &[Spec],
+    sw: bool,
+    max_segs: u16,
+    strict: bool,
+    fast_off: bool,
+    max_size: u32,
+    raw: bool,
+) -> (Vec<Out>, std::string::String, u64) {
     let mut cfg = GroConfig::new();
+    if raw {
+        cfg.link = crate::wire::LinkType::RawIp;
+    }
     cfg.max_segs = max_segs;
     cfg.max_size = max_size;
     cfg.flush_age_ticks = 3;
@@ -290,6 +307,7 @@ fn run_counting(
     let mut out = Vec::new();
     for (n, s) in specs.iter().enumerate() {
         let (f, meta) = frame(*s, &mut flows[s.flow as usize], n as u8);
+        let f = if raw { f[14..].to_vec() } else { f };
         let v = g.receive(&f, n as u32, meta, n as u64 / 4, &mut |sp| {
             record(&mut out, sp)
         });
@@ -327,6 +345,63 @@ proptest! {
         let fast = run_counting(&specs, true, 64, false, false, max_size);
         let general = run_counting(&specs, true, 64, false, true, max_size);
         prop_assert_eq!((fast.0, fast.1), (general.0, general.1));
+    }
+
+    /// Raw IP frames (an L3 TUN): the raw TCP/IPv4 fast path and the
+    /// general path agree.
+    #[test]
+    fn raw_ip_fast_path_matches_general_path(
+        specs in prop::collection::vec(spec(), 1..80),
+        sw in prop::bool::weighted(0.8),
+        max_segs in prop::sample::select(std::vec![64u16, 64, 5, 1]),
+        max_size in prop::sample::select(std::vec![3000u32, 6000, 65535]),
+    ) {
+        let fast = run_link(&specs, sw, max_segs, false, false, max_size, true);
+        let general = run_link(&specs, sw, max_segs, false, true, max_size, true);
+        prop_assert_eq!((fast.0, fast.1), (general.0, general.1));
+    }
+}
+
+/// A raw-IP bulk stream merges by prediction (the raw fast path is taken)
+/// with the general path's results, each checksum state and ID mode.
+#[test]
+fn raw_bulk_stream_merges_by_prediction() {
+    for state in [0u8, 1, 3] {
+        for id_mode in [0u8, 1] {
+            let specs: Vec<Spec> = (0..10).map(|_| bulk(id_mode, state, false)).collect();
+            let (out, stats, predicted) =
+                run_link(&specs, true, 64, false, false, DEFAULT_MAX_SIZE, true);
+            let (gout, gstats, none) =
+                run_link(&specs, true, 64, false, true, DEFAULT_MAX_SIZE, true);
+            assert_eq!((&out, &stats), (&gout, &gstats));
+            assert_eq!(none, 0, "the general path never predicts");
+            assert!(
+                predicted >= 8,
+                "{state} {id_mode}: {predicted} of 9 merges predicted"
+            );
+        }
+    }
+}
+
+/// Every mutation on a mergeable raw-IP segment: fast engine == general.
+#[test]
+fn raw_each_mutation_on_a_mergeable_segment() {
+    for mutate in 0u8..23 {
+        for flags in [0x10u8, 0x18, 0x11, 0x12, 0x14, 0x30, 0x90, 0x50] {
+            for state in [0u8, 1, 3] {
+                let mut specs: Vec<Spec> = (0..4).map(|_| bulk(0, state, false)).collect();
+                specs[3].mutate = mutate;
+                specs[3].flags = flags;
+                specs.push(bulk(0, state, false));
+                let fast = run_link(&specs, true, 64, false, false, DEFAULT_MAX_SIZE, true);
+                let general = run_link(&specs, true, 64, false, true, DEFAULT_MAX_SIZE, true);
+                assert_eq!(
+                    (fast.0, fast.1),
+                    (general.0, general.1),
+                    "mutation {mutate} flags {flags:#x} state {state}"
+                );
+            }
+        }
     }
 }
 

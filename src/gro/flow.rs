@@ -3,7 +3,9 @@
 //! `ipv6_gro_flush`, `tcp_gro_receive`, `udp_gro_receive_segment`,
 //! `skb_gro_receive` (may this segment join?).
 
-use super::layout::{IP4_TOS, TCP4, TCP4_HDR, TCP4_ID, VXLAN4, VXLAN4_HDR, VXLAN4_ID};
+use super::layout::{
+    Fixed, IP4_TOS, RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, VXLAN4, VXLAN4_HDR, VXLAN4_ID,
+};
 use super::output::{IdMode, SuperPacket};
 use super::parse::{Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
@@ -408,7 +410,21 @@ pub(crate) fn merge_tcp4_fixed(
     payload: usize,
     len: u32,
 ) -> Option<MergePlan> {
-    if !(s.tcp4 && s.p.payload as usize == payload) {
+    merge_tcp4_at(TCP4, s.tcp4, s, f, payload, len)
+}
+
+/// [`merge_tcp4_fixed`] for layout `l` (Ethernet or raw IP) of a flow that
+/// is `marked` with it.
+#[inline(always)]
+pub(crate) fn merge_tcp4_at(
+    l: Fixed,
+    marked: bool,
+    s: &SuperPacket,
+    f: &[u8],
+    payload: usize,
+    len: u32,
+) -> Option<MergePlan> {
+    if !(marked && s.p.payload as usize == payload) {
         return None;
     }
     let a: &[u8; TCP4_HDR] = s.hdr.get(..TCP4_HDR)?.try_into().ok()?;
@@ -417,28 +433,28 @@ pub(crate) fn merge_tcp4_fixed(
         return None;
     }
     // IP: TOS, DF and TTL equal (ID by arithmetic below).
-    if !ip4_same_tos_df_ttl(a, b, TCP4.ip[0]) {
+    if !ip4_same_tos_df_ttl(a, b, l.ip[0]) {
         return None;
     }
     // TCP: ack, flag word (data offset, reserved, flags but FIN/PSH, window).
-    let ack = TCP4.tcp(tcp::ACK_OFFSET);
+    let ack = l.tcp(tcp::ACK_OFFSET);
     if (load8(a, ack) ^ load8(b, ack)) & ACK_FLAGS_WINDOW != 0 {
         return None;
     }
-    let (opts, thlen) = (TCP4.options(), payload - TCP4.tcp);
+    let (opts, thlen) = (l.options(), payload - l.tcp);
     if thlen > tcp::OPTIONS_OFFSET && !eq_at(&s.hdr, opts, f, opts, payload - opts) {
         return None;
     }
     let count = s.segs.len() as u16;
-    let delta = ip4_id(b, TCP4.ip[0]).wrapping_sub(s.ids[0]);
+    let delta = ip4_id(b, l.ip[0]).wrapping_sub(s.ids[0]);
     let mode = id_mode_after(s.id_mode[0], delta, count)?;
-    let seq = be32(b, TCP4.tcp(tcp::SEQ_OFFSET)).unwrap_or(0);
+    let seq = be32(b, l.tcp(tcp::SEQ_OFFSET)).unwrap_or(0);
     if s.seq.wrapping_add(s.payload) != seq {
         return None;
     }
     Some(MergePlan {
         id_mode: [mode, s.id_mode[1]],
-        fin_psh: b[TCP4.flags()] & (TCP_FIN | TCP_PSH),
+        fin_psh: b[l.flags()] & (TCP_FIN | TCP_PSH),
     })
 }
 
@@ -635,10 +651,20 @@ pub(crate) fn same_tcp4(a: &[u8; super::config::MAX_HEADER], b: &[u8; TCP4_ID]) 
         && load4(a, l.tcp) == load4(b, l.tcp)
 }
 
-/// [`hash`] of a fixed-layout frame (same value).
+/// Flow identity of two raw-IP TCP/IPv4 headers: protocol, addresses, ports.
 #[inline(always)]
-pub(crate) fn hash_tcp4(f: &[u8]) -> u32 {
-    let l = TCP4;
+pub(crate) fn same_raw_tcp4(a: &[u8; super::config::MAX_HEADER], b: &[u8; TCP4_ID]) -> bool {
+    let l = RAW_TCP4;
+    let proto = l.ip4(0, ipv4::PROTOCOL_OFFSET);
+    load8(a, l.ip4(0, IP4_ADDRS)) == load8(b, l.ip4(0, IP4_ADDRS))
+        && a[proto] == b[proto]
+        && load4(a, l.tcp) == load4(b, l.tcp)
+}
+
+/// [`hash`] of a fixed-layout TCP/IPv4 frame of layout `l` (Ethernet or
+/// raw IP; same value).
+#[inline(always)]
+pub(crate) fn hash_tcp4_at(l: Fixed, f: &[u8]) -> u32 {
     mix(load8(f, l.ip4(0, IP4_ADDRS)) ^ ((be32(f, l.tcp).unwrap_or(0) as u64) << 21))
 }
 
@@ -655,6 +681,18 @@ pub(crate) fn is_tcp4_layout(p: &Parsed) -> bool {
     p.n == 1
         && p.l4 as usize == TCP4.tcp
         && p.ips[0].off as usize == TCP4.ip[0]
+        && !p.ips[0].v6
+        && p.encap == Encap::None
+        && p.l4kind == L4::Tcp
+}
+
+/// Raw IPv4 without options + TCP: the fixed layout of an L3 TUN's frames
+/// (the outer IP at 0 happens only with [`LinkType::RawIp`](crate::wire::LinkType)).
+#[inline(always)]
+pub(crate) fn is_raw_tcp4_layout(p: &Parsed) -> bool {
+    p.n == 1
+        && p.l4 as usize == RAW_TCP4.tcp
+        && p.ips[0].off as usize == RAW_TCP4.ip[0]
         && !p.ips[0].v6
         && p.encap == Encap::None
         && p.l4kind == L4::Tcp

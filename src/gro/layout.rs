@@ -60,6 +60,16 @@ pub(crate) const TCP4: Fixed = Fixed {
     tcp: ethernet::HEADER_LEN + ipv4::MIN_HEADER_LEN,
 };
 
+/// Raw IPv4 without options / TCP (an L3 TUN's frames).
+pub(crate) const RAW_TCP4: Fixed = Fixed {
+    ethertype: 0,
+    ip: [0, 0],
+    udp: 0,
+    vxlan: 0,
+    inner_l2: 0,
+    tcp: ipv4::MIN_HEADER_LEN,
+};
+
 /// The tunnel's UDP header in [`VXLAN4`].
 const VX_UDP: usize = ethernet::HEADER_LEN + ipv4::MIN_HEADER_LEN;
 /// The inner Ethernet header in [`VXLAN4`].

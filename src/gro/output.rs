@@ -161,6 +161,8 @@ pub struct SuperPacket {
     pub(crate) tcp4: bool,
     /// The flow has the fixed IPv4 / VXLAN / IPv4 / TCP layout.
     pub(crate) vx4: bool,
+    /// The flow has the fixed raw IPv4 (no options) + TCP layout.
+    pub(crate) raw4: bool,
     /// IPv4 ID mode, per IP layer.
     pub(crate) id_mode: [IdMode; 2],
     /// Payload length of the first segment (`gso_size`).
@@ -223,6 +225,7 @@ impl SuperPacket {
         hash: 0,
         tcp4: false,
         vx4: false,
+        raw4: false,
         next: u16::MAX,
         older: u16::MAX,
         newer: u16::MAX,

@@ -28,7 +28,7 @@ const fn ext_len(units: u8) -> usize {
     (units as usize + 1) * ipv6_ext::MIN_LEN
 }
 
-use super::layout::{TCP4, TCP4_HDR, TCP4_IP_END, VXLAN4, VXLAN4_HDR};
+use super::layout::{Fixed, RAW_TCP4, TCP4, TCP4_HDR, TCP4_IP_END, VXLAN4, VXLAN4_HDR};
 
 /// Version 4 and IHL 5 (no options): the first byte of a fixed-layout IPv4 header.
 const V4_IHL5: u8 = 0x45;
@@ -227,6 +227,13 @@ pub(crate) fn is_tcp4_lead(h: &[u8; TCP4_HDR]) -> bool {
     lead >> 8 == LEAD && h[TCP4.ip4(0, ipv4::PROTOCOL_OFFSET)] == ipproto::TCP
 }
 
+/// Version 4 + IHL 5, protocol TCP: the first test of the raw-IP TCP/IPv4
+/// layout (the frame's first 54 bytes; only 40 are the headers).
+#[inline(always)]
+pub(crate) fn is_raw_tcp4_lead(h: &[u8; TCP4_HDR]) -> bool {
+    h[RAW_TCP4.ip[0]] == V4_IHL5 && h[RAW_TCP4.ip4(0, ipv4::PROTOCOL_OFFSET)] == ipproto::TCP
+}
+
 /// [`fast_tcp4_payload`] without the IPv4 header checksum: the fast path
 /// checks it after the flow lookup, by arithmetic against the held flow's
 /// verified first header when there is one (`flow::ip4_sum_follows`).
@@ -243,7 +250,12 @@ pub(crate) fn fast_tcp4_unchecked(f: &[u8]) -> Option<usize> {
 /// [`is_tcp4_lead`].
 #[inline(always)]
 pub(crate) fn fast_tcp4_after_lead(h: &[u8; TCP4_HDR], f: &[u8]) -> Option<usize> {
-    let l = TCP4;
+    fast_tcp4_after_lead_at(TCP4, h, f)
+}
+
+/// [`fast_tcp4_after_lead`] for layout `l` (Ethernet or raw IP).
+#[inline(always)]
+pub(crate) fn fast_tcp4_after_lead_at(l: Fixed, h: &[u8; TCP4_HDR], f: &[u8]) -> Option<usize> {
     let total = be16(h, l.ip4(0, ipv4::TOTAL_LEN_OFFSET))? as usize;
     let frag = be16(h, l.ip4(0, ipv4::FRAG_OFFSET))?;
     let doff = tcp_doff(h[l.tcp(tcp::DATA_OFFSET_OFFSET)]);
@@ -276,7 +288,12 @@ pub(crate) fn fast_tcp4(f: &[u8]) -> Option<Parsed> {
 /// The offsets of an Ethernet / IPv4 (no options) / TCP frame.
 #[inline(always)]
 pub(crate) fn tcp4_parsed(payload: usize, end: usize) -> Parsed {
-    let l = TCP4;
+    tcp4_parsed_at(TCP4, payload, end)
+}
+
+/// [`tcp4_parsed`] for layout `l` (Ethernet or raw IP).
+#[inline(always)]
+pub(crate) fn tcp4_parsed_at(l: Fixed, payload: usize, end: usize) -> Parsed {
     let ip = Ip {
         off: l.ip[0] as u16,
         next: l.tcp as u16,
