@@ -3,10 +3,11 @@
 
 use super::cb::{Cb, Refusal};
 use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
-use super::expect::{Layout, Next, TCP4_SPAN, VXLAN4_SPAN, mode_after_match};
+use super::expect::{Layout, Next, TCP4_SPAN, TCP6_SPAN, VXLAN4_SPAN, mode_after_match};
 use super::flow::{self, final_flag};
 use super::layout::{
-    RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, TCP4_IP_END, VXLAN4, VXLAN4_HDR, VXLAN4_ID, VXLAN4_IP_END,
+    RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, TCP4_IP_END, TCP6, TCP6_HDR, TCP6_ID, VXLAN4, VXLAN4_HDR,
+    VXLAN4_ID, VXLAN4_IP_END,
 };
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
@@ -332,6 +333,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         {
             return v;
         }
+        // TCP/IPv6 likewise (merges only: see `fast_tcp6`).
+        if self.fast_eth
+            && self.cfg.kinds.contains(GroKinds::TCP6)
+            && let Some(v) = self.fast_tcp6(frame, id, &meta, sink)
+        {
+            return v;
+        }
         let eth = self.cfg.link == LinkType::Ethernet;
         let mut fast = None;
         if eth && self.cfg.kinds.contains(GroKinds::TCP4) {
@@ -427,6 +435,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             Some(Layout::Vxlan4)
         } else if flow::is_raw_tcp4_layout(&p) {
             Some(Layout::RawTcp4)
+        } else if flow::is_tcp6_layout(&p) {
+            Some(Layout::Tcp6)
         } else {
             None
         };
@@ -521,6 +531,68 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.insert(hash, frame, &p, Some(layout), id, first, now, sink);
         self.stats.new_flows += 1;
         Some(Verdict::Held(Held::NewFlow))
+    }
+
+    /// Ethernet / IPv6 without extension headers / TCP with `Unnecessary` or
+    /// `None`, like [`Self::fast_tcp4`] but merges only (predicted, or by the
+    /// fixed-offset rules): a new flow takes the general path, because a held
+    /// IPv6 flow of the same identity may carry extension headers (the fixed
+    /// lookup does not see it, the general one does and flushes it first).
+    #[inline(always)]
+    fn fast_tcp6<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: &CsumMeta,
+        sink: &mut S,
+    ) -> Option<Verdict> {
+        let l = TCP6;
+        let h: &[u8; TCP6_HDR] = frame.get(..TCP6_HDR)?.try_into().ok()?;
+        if !parse::is_tcp6_lead(h) {
+            return None;
+        }
+        let covered = match meta.state() {
+            CsumState::Unnecessary { .. } => true,
+            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,
+            _ => return None,
+        };
+        let hash = flow::hash_tcp6(frame);
+        if let Some((slot, payload)) = self.predicted_tcp6(hash, frame) {
+            let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
+            self.stats.sw_bytes += sum;
+            let len = (frame.len() - payload) as u32;
+            self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp6, sink);
+            return Some(Verdict::Held(Held::Merged));
+        }
+        let payload = parse::fast_tcp6_after_lead(h, frame)?;
+        let len = (frame.len() - payload) as u32;
+        let flags = byte(frame, l.flags())?;
+        let slot = self.lookup_tcp6(hash, frame)?;
+        let s = self.flows.get(slot as usize)?;
+        let plan = flow::merge_tcp6_fixed(s, frame, payload, len)?;
+        let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
+        self.stats.sw_bytes += sum;
+        self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
+        Some(Verdict::Held(Held::Merged))
+    }
+
+    /// [`Self::predicted_tcp4`] for a fixed-layout TCP/IPv6 frame.
+    #[inline(always)]
+    fn predicted_tcp6(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
+        let h: &[u8; TCP6_SPAN] = f.get(..TCP6_SPAN)?.try_into().ok()?;
+        let (i, s) = self.find(hash, |s| {
+            s.tcp6 && f.len() == s.exp.len() as usize && s.exp.tcp6_matches(&s.hdr, h, &next_of(s))
+        })?;
+        Some((i, s.p.payload as usize))
+    }
+
+    /// The flow of a fixed-layout TCP/IPv6 frame among the flows of that
+    /// layout (the only candidates while no other flow of its identity is
+    /// held, which the general path's inserts keep true).
+    #[inline(always)]
+    fn lookup_tcp6(&self, hash: u32, f: &[u8]) -> Option<u16> {
+        let b: &[u8; TCP6_ID] = f.get(..TCP6_ID)?.try_into().ok()?;
+        Some(self.find(hash, |s| s.tcp6 && flow::same_tcp6(&s.hdr, b))?.0)
     }
 
     /// The common tunnel frame (Ethernet / IPv4 / UDP 4789 / VXLAN / Ethernet /
@@ -721,7 +793,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         } else {
             m1
         };
-        f.id_mode = [mode_after_match(m0), m1];
+        // IPv6 has no ID: the modes stay as the rules leave them.
+        let m0 = if layout == Layout::Tcp6 {
+            m0
+        } else {
+            mode_after_match(m0)
+        };
+        f.id_mode = [m0, m1];
         self.stats.merged += 1;
         #[cfg(test)]
         {
@@ -906,6 +984,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.tcp4 = fixed == Some(Layout::Tcp4);
         s.vx4 = fixed == Some(Layout::Vxlan4);
         s.raw4 = fixed == Some(Layout::RawTcp4);
+        s.tcp6 = fixed == Some(Layout::Tcp6);
         s.segs.clear();
         let len = p.payload_len();
         s.segs.push(Segment {
@@ -1060,6 +1139,22 @@ fn copy_header(dst: &mut [u8; MAX_HEADER], src: &[u8], hl: usize) {
             }
         }
     }
+}
+
+/// [`tcp_sum_ok`] for a fixed-layout TCP/IPv6 frame.
+#[inline(always)]
+fn tcp6_sum_ok(frame: &[u8]) -> Option<u64> {
+    let l4 = TCP6.tcp;
+    let at = parse::Ip {
+        off: TCP6.ip[0] as u16,
+        next: l4 as u16,
+        v6: true,
+    };
+    let data = frame.get(l4..)?;
+    let ps = parse::pseudo(frame, at, ipproto::TCP, data.len() as u32);
+    crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO)))
+        .is_zero()
+        .then_some(data.len() as u64)
 }
 
 /// [`tcp_sum_ok`] for the inner TCP of a fixed-layout VXLAN frame.

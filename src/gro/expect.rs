@@ -22,11 +22,12 @@
 
 use super::config::MAX_HEADER;
 use super::flow::load8;
-use super::layout::{Fixed, RAW_TCP4, TCP4, VXLAN4};
+use super::layout::{Fixed, RAW_TCP4, TCP4, TCP6, VXLAN4};
 use super::output::IdMode;
 use super::parse::fold_not;
 use super::words::{
-    DELTAS, SEQ_SLOT, Word, at_start, csum_slot, id_slot, tcp4_fields, tile, vxlan4_fields,
+    DELTAS, SEQ_SLOT, Word, at_start, csum_slot, id_slot, tcp4_fields, tcp6_fields, tile,
+    vxlan4_fields,
 };
 use crate::wire::ipv4;
 
@@ -40,6 +41,8 @@ pub(crate) enum Layout {
     Vxlan4,
     /// Raw IPv4 (no options) / TCP: IPv4 at 0, TCP at 20.
     RawTcp4,
+    /// Ethernet / IPv6 (no extension headers) / TCP: IPv6 at 14, TCP at 54.
+    Tcp6,
 }
 
 impl Layout {
@@ -49,6 +52,7 @@ impl Layout {
             Layout::Tcp4 => TCP4.options(),
             Layout::Vxlan4 => VXLAN4.options(),
             Layout::RawTcp4 => RAW_TCP4.options(),
+            Layout::Tcp6 => TCP6.options(),
         }
     }
 
@@ -58,6 +62,7 @@ impl Layout {
             Layout::Tcp4 => TCP4,
             Layout::Vxlan4 => VXLAN4,
             Layout::RawTcp4 => RAW_TCP4,
+            Layout::Tcp6 => TCP6,
         }
     }
 }
@@ -65,6 +70,8 @@ impl Layout {
 /// Bytes of a fixed-layout frame the prediction compares: the headers up to
 /// the TCP options and the two option words.
 pub(crate) const TCP4_SPAN: usize = Layout::Tcp4.options() + 16;
+/// [`TCP4_SPAN`] for the TCP/IPv6 layout.
+pub(crate) const TCP6_SPAN: usize = Layout::Tcp6.options() + 16;
 /// [`TCP4_SPAN`] for the VXLAN layout.
 pub(crate) const VXLAN4_SPAN: usize = Layout::Vxlan4.options() + 16;
 
@@ -145,7 +152,9 @@ impl Expect {
         end: u32,
         fits: bool,
     ) {
-        self.ip_base[0] = ip_base(first, layout.fixed().ip[0]);
+        if layout != Layout::Tcp6 {
+            self.ip_base[0] = ip_base(first, layout.fixed().ip[0]);
+        }
         if layout == Layout::Vxlan4 {
             self.ip_base[1] = ip_base(first, VXLAN4.ip[1]);
         }
@@ -239,6 +248,22 @@ impl Expect {
         (words | self.opts_diff(first, f, RAW_TCP4.options())) == 0
     }
 
+    /// [`Self::tcp4_matches`] for a TCP/IPv6 frame (first 74 bytes and the
+    /// options): only the sequence is predicted.
+    #[inline(always)]
+    pub(crate) fn tcp6_matches(
+        &self,
+        first: &[u8; MAX_HEADER],
+        f: &[u8; TCP6_SPAN],
+        next: &Next,
+    ) -> bool {
+        let mut deltas = [0u64; DELTAS];
+        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
+        let w = |i: usize| TCP6_WORDS[i].diff(first, f, deltas);
+        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6) | w(7) | w(8) | w(9);
+        (words | self.opts_diff(first, f, TCP6.options())) == 0
+    }
+
     /// True when the first 104 bytes of a fixed-layout VXLAN frame are the
     /// predicted next header (outer UDP checksum, inner TCP checksum and
     /// urgent pointer aside), options as in [`Self::tcp4_matches`].
@@ -268,6 +293,8 @@ impl Expect {
 const TCP4_WORDS: [Word; 7] = tile(TCP4.options(), &tcp4_fields(TCP4));
 /// The words the raw TCP/IPv4 prediction compares (bytes 0..40).
 const RAW_TCP4_WORDS: [Word; 5] = tile(RAW_TCP4.options(), &tcp4_fields(RAW_TCP4));
+/// The words the TCP/IPv6 prediction compares (bytes 0..74).
+const TCP6_WORDS: [Word; 10] = tile(TCP6.options(), &tcp6_fields(TCP6));
 /// The words the VXLAN prediction compares (bytes 0..104).
 const VXLAN4_WORDS: [Word; 13] = tile(VXLAN4.options(), &vxlan4_fields(VXLAN4));
 
@@ -335,6 +362,7 @@ mod tests {
             Layout::Tcp4 => &[14],
             Layout::Vxlan4 => &[14, 64],
             Layout::RawTcp4 => &[0],
+            Layout::Tcp6 => &[],
         };
         for (k, &o) in ips.iter().enumerate() {
             h[o] = 0x45;
@@ -346,6 +374,7 @@ mod tests {
             Layout::Tcp4 => 38,
             Layout::Vxlan4 => 88,
             Layout::RawTcp4 => 24,
+            Layout::Tcp6 => 58,
         };
         h[seq_at..seq_at + 4].copy_from_slice(&0x1000u32.to_be_bytes());
         h
@@ -359,6 +388,7 @@ mod tests {
             Layout::Tcp4 => (&[14], 38),
             Layout::Vxlan4 => (&[14, 64], 88),
             Layout::RawTcp4 => (&[0], 24),
+            Layout::Tcp6 => (&[], 58),
         };
         for (k, &o) in ips.iter().enumerate() {
             let id = next_id(n.ids[k], n.modes[k], n.count);
@@ -398,12 +428,13 @@ mod tests {
             Layout::Tcp4 => e.tcp4_matches(first, f[..TCP4_SPAN].try_into().unwrap(), n),
             Layout::Vxlan4 => e.vxlan4_matches(first, f, n),
             Layout::RawTcp4 => e.raw_tcp4_matches(first, f[..TCP4_SPAN].try_into().unwrap(), n),
+            Layout::Tcp6 => e.tcp6_matches(first, f[..TCP6_SPAN].try_into().unwrap(), n),
         }
     }
 
     #[test]
     fn a_from_scratch_next_header_matches_for_every_id() {
-        for layout in [Layout::Tcp4, Layout::Vxlan4, Layout::RawTcp4] {
+        for layout in [Layout::Tcp4, Layout::Vxlan4, Layout::RawTcp4, Layout::Tcp6] {
             for (ttl, id) in [(64u8, 0x1234u16), (1, 0), (255, 0xFFFF), (7, 0x8000)] {
                 for mul in [1usize, 7, 13] {
                     let first = first(layout, mul, ttl, id);
@@ -432,7 +463,7 @@ mod tests {
 
     #[test]
     fn only_the_masked_bytes_may_differ() {
-        for layout in [Layout::Tcp4, Layout::Vxlan4, Layout::RawTcp4] {
+        for layout in [Layout::Tcp4, Layout::Vxlan4, Layout::RawTcp4, Layout::Tcp6] {
             for opts in [0usize, 4, 8, 12, 16] {
                 let first = first(layout, 7, 64, 0x1213);
                 let mut e = Expect::EMPTY;
@@ -444,6 +475,7 @@ mod tests {
                     Layout::Tcp4 => TCP4_SPAN,
                     Layout::Vxlan4 => VXLAN4_SPAN,
                     Layout::RawTcp4 => 40 + 16,
+                    Layout::Tcp6 => TCP6_SPAN,
                 };
                 for at in 0..span {
                     let mut g = f;
@@ -455,6 +487,7 @@ mod tests {
                             Layout::Tcp4 => (50..54).contains(&at),
                             Layout::Vxlan4 => (40..42).contains(&at) || (100..104).contains(&at),
                             Layout::RawTcp4 => (36..40).contains(&at),
+                            Layout::Tcp6 => (70..74).contains(&at),
                         };
                     assert_eq!(
                         matches(&e, layout, &first, &g, &n),

@@ -4,12 +4,15 @@
 //! `skb_gro_receive` (may this segment join?).
 
 use super::layout::{
-    Fixed, IP4_TOS, RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, VXLAN4, VXLAN4_HDR, VXLAN4_ID,
+    Fixed, IP4_TOS, RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, TCP6, TCP6_HDR, TCP6_ID, VXLAN4, VXLAN4_HDR,
+    VXLAN4_ID,
 };
 use super::output::{IdMode, SuperPacket};
 use super::parse::{Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
-use super::rules::{ip_rule_broken, ip4_rules_mask, tcp_rule_broken, tcp_rules_mask};
+use super::rules::{
+    ip_rule_broken, ip4_rules_mask, ip6_rules_mask, tcp_rule_broken, tcp_rules_mask,
+};
 use crate::wire::{ethernet, gre, ipv4, ipv6, tcp, udp, vxlan};
 
 const TCP_FIN: u8 = 0x01;
@@ -175,6 +178,11 @@ const ACK_FLAGS_WINDOW: u64 = tcp_rules_mask(tcp::ACK_OFFSET);
 /// Mask for one host-order 8-byte load of IPv4 bytes 1..9 (TOS to TTL): the
 /// IPv4 rules' bits (TOS, DF, TTL).
 const TOS_DF_TTL: u64 = ip4_rules_mask(IP4_TOS);
+/// Mask for one host-order 8-byte load of IPv6 bytes 0..8: the IPv6 rules'
+/// bits (traffic class, hop limit).
+const TCLASS_HOPS: u64 = ip6_rules_mask(0);
+/// Version and flow label in a host-order 4-byte load of IPv6 bytes 0..4.
+const VERSION_FLOW: u32 = u32::from_be(IP6_VERSION_FLOW);
 
 /// Byte-equality of two ranges without a `memcmp` call for short ones
 /// (8-byte loads, the last one overlapping).
@@ -682,6 +690,83 @@ pub(crate) fn is_tcp4_layout(p: &Parsed) -> bool {
         && p.l4 as usize == TCP4.tcp
         && p.ips[0].off as usize == TCP4.ip[0]
         && !p.ips[0].v6
+        && p.encap == Encap::None
+        && p.l4kind == L4::Tcp
+}
+
+/// Flow identity of two fixed-layout TCP/IPv6 headers (`same_flow` for
+/// Ethernet + IPv6 without extension headers + TCP): MACs and EtherType,
+/// version and flow label, addresses, ports.
+#[inline(always)]
+pub(crate) fn same_tcp6(a: &[u8; super::config::MAX_HEADER], b: &[u8; TCP6_ID]) -> bool {
+    let l = TCP6;
+    let x = |o: usize| load8(a, o) ^ load8(b, o);
+    let addrs = l.ip[0] + ipv6::SRC_OFFSET;
+    let words = x(0) | x(ETH_WORD2) | x(addrs) | x(addrs + 8) | x(addrs + 16) | x(addrs + 24);
+    words == 0
+        && (load4(a, l.ip[0]) ^ load4(b, l.ip[0])) & VERSION_FLOW == 0
+        && load4(a, l.tcp) == load4(b, l.tcp)
+}
+
+/// [`hash`] of a fixed-layout TCP/IPv6 frame (same value).
+#[inline(always)]
+pub(crate) fn hash_tcp6(f: &[u8]) -> u32 {
+    let a = TCP6.ip[0] + ipv6::SRC_OFFSET;
+    let h = load8(f, a)
+        ^ load8(f, a + 8).rotate_left(17)
+        ^ load8(f, a + 16).rotate_left(31)
+        ^ load8(f, a + 24).rotate_left(47);
+    mix(h ^ ((be32(f, TCP6.tcp).unwrap_or(0) as u64) << 21))
+}
+
+/// [`can_merge`]'s `Ok` for a fixed-layout TCP/IPv6 frame with its payload
+/// at `payload` and `len` payload bytes; `None` means "ask [`can_merge`]".
+#[inline(always)]
+pub(crate) fn merge_tcp6_fixed(
+    s: &SuperPacket,
+    f: &[u8],
+    payload: usize,
+    len: u32,
+) -> Option<MergePlan> {
+    let l = TCP6;
+    if !(s.tcp6 && s.p.payload as usize == payload) {
+        return None;
+    }
+    let a: &[u8; TCP6_HDR] = s.hdr.get(..TCP6_HDR)?.try_into().ok()?;
+    let b: &[u8; TCP6_HDR] = f.get(..TCP6_HDR)?.try_into().ok()?;
+    if len == 0 || len > s.mss as u32 || len > s.room {
+        return None;
+    }
+    let ip = l.ip[0];
+    if (load8(a, ip) ^ load8(b, ip)) & TCLASS_HOPS != 0 {
+        return None;
+    }
+    let ack = l.tcp(tcp::ACK_OFFSET);
+    if (load8(a, ack) ^ load8(b, ack)) & ACK_FLAGS_WINDOW != 0 {
+        return None;
+    }
+    let (opts, thlen) = (l.options(), payload - l.tcp);
+    if thlen > tcp::OPTIONS_OFFSET && !eq_at(&s.hdr, opts, f, opts, payload - opts) {
+        return None;
+    }
+    let seq = be32(b, l.tcp(tcp::SEQ_OFFSET)).unwrap_or(0);
+    if s.seq.wrapping_add(s.payload) != seq {
+        return None;
+    }
+    Some(MergePlan {
+        id_mode: s.id_mode,
+        fin_psh: b[l.flags()] & (TCP_FIN | TCP_PSH),
+    })
+}
+
+/// Ethernet (no VLAN) + IPv6 without extension headers + TCP.
+#[inline(always)]
+pub(crate) fn is_tcp6_layout(p: &Parsed) -> bool {
+    p.n == 1
+        && p.l4 as usize == TCP6.tcp
+        && p.ips[0].off as usize == TCP6.ip[0]
+        && p.ips[0].next as usize == TCP6.tcp
+        && p.ips[0].v6
         && p.encap == Encap::None
         && p.l4kind == L4::Tcp
 }

@@ -6,7 +6,7 @@
 //! the fast paths here skip the walk for frames whose offsets are known
 //! in advance (a one-bounds-check test proves a frame has the layout).
 
-use crate::wire::{ethernet, ipv4, tcp, udp, vxlan};
+use crate::wire::{ethernet, ipv4, ipv6, tcp, udp, vxlan};
 
 /// Where the headers of one fixed layout start, from the frame start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +69,20 @@ pub(crate) const RAW_TCP4: Fixed = Fixed {
     inner_l2: 0,
     tcp: ipv4::MIN_HEADER_LEN,
 };
+
+/// Ethernet (no VLAN) / IPv6 without extension headers / TCP.
+pub(crate) const TCP6: Fixed = Fixed {
+    ethertype: ethernet::ETHERTYPE_OFFSET,
+    ip: [ethernet::HEADER_LEN, ethernet::HEADER_LEN],
+    udp: 0,
+    vxlan: 0,
+    inner_l2: ethernet::HEADER_LEN,
+    tcp: ethernet::HEADER_LEN + ipv6::HEADER_LEN,
+};
+/// The bytes of [`TCP6`] up to the TCP options.
+pub(crate) const TCP6_HDR: usize = TCP6.options();
+/// The bytes of [`TCP6`] flow identity covers (through the TCP ports).
+pub(crate) const TCP6_ID: usize = TCP6.tcp(tcp::SEQ_OFFSET);
 
 /// The tunnel's UDP header in [`VXLAN4`].
 const VX_UDP: usize = ethernet::HEADER_LEN + ipv4::MIN_HEADER_LEN;

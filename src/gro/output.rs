@@ -163,6 +163,8 @@ pub struct SuperPacket {
     pub(crate) vx4: bool,
     /// The flow has the fixed raw IPv4 (no options) + TCP layout.
     pub(crate) raw4: bool,
+    /// The flow has the fixed Ethernet + IPv6 (no extension headers) + TCP layout.
+    pub(crate) tcp6: bool,
     /// IPv4 ID mode, per IP layer.
     pub(crate) id_mode: [IdMode; 2],
     /// Payload length of the first segment (`gso_size`).
@@ -226,6 +228,7 @@ impl SuperPacket {
         tcp4: false,
         vx4: false,
         raw4: false,
+        tcp6: false,
         next: u16::MAX,
         older: u16::MAX,
         newer: u16::MAX,

@@ -28,7 +28,9 @@ const fn ext_len(units: u8) -> usize {
     (units as usize + 1) * ipv6_ext::MIN_LEN
 }
 
-use super::layout::{Fixed, RAW_TCP4, TCP4, TCP4_HDR, TCP4_IP_END, VXLAN4, VXLAN4_HDR};
+use super::layout::{
+    Fixed, RAW_TCP4, TCP4, TCP4_HDR, TCP4_IP_END, TCP6, TCP6_HDR, VXLAN4, VXLAN4_HDR,
+};
 
 /// Version 4 and IHL 5 (no options): the first byte of a fixed-layout IPv4 header.
 const V4_IHL5: u8 = 0x45;
@@ -232,6 +234,34 @@ pub(crate) fn is_tcp4_lead(h: &[u8; TCP4_HDR]) -> bool {
 #[inline(always)]
 pub(crate) fn is_raw_tcp4_lead(h: &[u8; TCP4_HDR]) -> bool {
     h[RAW_TCP4.ip[0]] == V4_IHL5 && h[RAW_TCP4.ip4(0, ipv4::PROTOCOL_OFFSET)] == ipproto::TCP
+}
+
+/// EtherType IPv6, version 6, next header TCP: the first test of the fixed
+/// TCP/IPv6 layout (no extension headers).
+#[inline(always)]
+pub(crate) fn is_tcp6_lead(h: &[u8; TCP6_HDR]) -> bool {
+    let l = TCP6;
+    be16(h, l.ethertype) == Some(ethertype::IPV6)
+        && h[l.ip[0]] >> 4 == 6
+        && h[l.ip4(0, ipv6::NEXT_HEADER_OFFSET)] == ipproto::TCP
+}
+
+/// The payload offset of a frame that passed [`is_tcp6_lead`]: the IPv6
+/// payload length ends the frame (no padding), a valid TCP header length
+/// within the frame and [`MAX_HEADER`].
+#[inline(always)]
+pub(crate) fn fast_tcp6_after_lead(h: &[u8; TCP6_HDR], f: &[u8]) -> Option<usize> {
+    let l = TCP6;
+    let plen = be16(h, l.ip4(0, ipv6::PAYLOAD_LEN_OFFSET))? as usize;
+    let doff = tcp_doff(h[l.tcp(tcp::DATA_OFFSET_OFFSET)]);
+    let payload = l.tcp + doff;
+    if plen == 0 || l.tcp + plen != f.len() || doff < tcp::MIN_HEADER_LEN || payload > f.len() {
+        return None;
+    }
+    if payload > MAX_HEADER {
+        return None;
+    }
+    Some(payload)
 }
 
 /// [`fast_tcp4_payload`] without the IPv4 header checksum: the fast path

@@ -166,6 +166,20 @@ pub(crate) const fn ip4_rules_mask(word: usize) -> u64 {
     m
 }
 
+/// The bits of every IPv6 rule of [`IP_RULES`] in a host-order 8-byte load
+/// from IPv6 offset `word`.
+pub(crate) const fn ip6_rules_mask(word: usize) -> u64 {
+    let mut m = 0;
+    let mut i = 0;
+    while i < IP_RULES.len() {
+        if let Some(f) = IP_RULES[i].v6 {
+            m |= f.mask_in_word(word);
+        }
+        i += 1;
+    }
+    m
+}
+
 /// The first rule of [`TCP_RULES`] the TCP headers at `ao` in `a` and `bo`
 /// in `b` break.
 #[inline(always)]

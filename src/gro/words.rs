@@ -141,6 +141,13 @@ pub(crate) const fn tcp4_fields(l: Fixed) -> [VaryField; 4] {
     ]
 }
 
+/// The varying fields of the fixed TCP/IPv6 layout `l` (no ID, no IP
+/// header checksum).
+pub(crate) const fn tcp6_fields(l: Fixed) -> [VaryField; 2] {
+    let t = tcp4_fields(l);
+    [t[2], t[3]]
+}
+
 /// The varying fields of the fixed VXLAN layout `l`: both IPv4 headers',
 /// the outer UDP checksum and the inner TCP's.
 pub(crate) const fn vxlan4_fields(l: Fixed) -> [VaryField; 7] {
