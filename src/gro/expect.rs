@@ -19,6 +19,9 @@
 //! sender's second segment, a bad header checksum) simply does not match and
 //! takes the rule-by-rule path, which decides and names the reason, so this
 //! is a shortcut that can only say "merges as predicted", never "flush".
+//! (IPv6 has no ID and no header checksum: only the sequence is predicted.)
+//! The words compared come from `words.rs`, derived from each layout's
+//! varying fields.
 
 use super::config::MAX_HEADER;
 use super::flow::load8;
@@ -31,7 +34,7 @@ use super::words::{
 };
 use crate::wire::ipv4;
 
-/// The two fixed layouts the fast paths handle.
+/// The fixed layouts the fast paths handle (offsets: [`Layout::fixed`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Layout {
     /// Ethernet / IPv4 (no options) / TCP: IPv4 at 14, TCP at 34.
