@@ -195,6 +195,7 @@ fuzz_target!(|data: &[u8]| {
         flush_age_ticks: u64::from(c.u8() % 4),
         kinds,
         link: LinkType::Ethernet,
+        ..GroConfig::new()
     };
     let _ = c.u8();
     let mut gro = Gro::<4>::new(cfg);

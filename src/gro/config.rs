@@ -68,6 +68,12 @@ pub struct GroConfig {
     pub kinds: GroKinds,
     /// How frames begin (Ethernet, or bare IP from an L3 TUN).
     pub link: LinkType,
+    /// The fixed-layout fast paths run (default). Off, every frame takes
+    /// the general walk and rules: the verdicts, descriptors and counters are
+    /// the same by construction, which tests and fuzzing check by running
+    /// both. Not part of the supported API.
+    #[doc(hidden)]
+    pub fast_path: bool,
 }
 
 impl GroConfig {
@@ -82,6 +88,7 @@ impl GroConfig {
             flush_age_ticks: 1,
             kinds: GroKinds::TCP4.union(GroKinds::TCP6).union(GroKinds::TUNNEL),
             link: LinkType::Ethernet,
+            fast_path: true,
         }
     }
 

@@ -3,8 +3,12 @@
 
 use super::cb::{Cb, Refusal};
 use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
-use super::expect::{Layout, Next, TCP4_SPAN, VXLAN4_SPAN, mode_after_match};
+use super::expect::{Layout, Next, TCP4_SPAN, TCP6_SPAN, VXLAN4_SPAN, mode_after_match};
 use super::flow::{self, final_flag};
+use super::layout::{
+    RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, TCP4_IP_END, TCP6, TCP6_HDR, TCP6_ID, VXLAN4, VXLAN4_HDR,
+    VXLAN4_ID, VXLAN4_IP_END,
+};
 use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
@@ -12,6 +16,7 @@ use crate::csum::Wsum;
 use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState};
 use crate::wire::LinkType;
 use crate::wire::consts::ipproto;
+use crate::wire::{gre, ipv4, tcp, udp};
 
 const NIL: u16 = u16::MAX;
 
@@ -81,10 +86,12 @@ pub struct Gro<const FLOWS: usize> {
     size_limit: u32,
     /// `cfg.seg_limit()`, computed once.
     seg_limit: u16,
-    /// Tests switch the fixed-offset fast path off to compare it with the
-    /// general path.
-    #[cfg(test)]
-    pub(crate) fast_off: bool,
+    /// The fixed-layout fast paths apply: [`GroConfig::fast_path`] and
+    /// Ethernet frames (computed once: one test per frame).
+    fast_eth: bool,
+    /// The raw-IP TCP/IPv4 fast path applies: [`GroConfig::fast_path`] and
+    /// raw IP frames.
+    fast_raw: bool,
     /// Merges accepted by the prediction alone (tests check that the
     /// shortcut is taken).
     #[cfg(test)]
@@ -129,8 +136,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             stats: GroStats::ZERO,
             size_limit: cfg.size_limit(),
             seg_limit: cfg.seg_limit(),
-            #[cfg(test)]
-            fast_off: false,
+            fast_eth: Self::fast_eth(&cfg),
+            fast_raw: cfg.fast_path && matches!(cfg.link, LinkType::RawIp),
             #[cfg(test)]
             predicted: 0,
         };
@@ -162,9 +169,10 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.cfg = cfg;
         self.size_limit = cfg.size_limit();
         self.seg_limit = cfg.seg_limit();
+        self.fast_eth = Self::fast_eth(&cfg);
+        self.fast_raw = cfg.fast_path && matches!(cfg.link, LinkType::RawIp);
         #[cfg(test)]
         {
-            self.fast_off = false;
             self.predicted = 0;
         }
     }
@@ -287,10 +295,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Verdict {
-        let eth = self.cfg.link == LinkType::Ethernet;
-        if eth && self.fast_on() {
+        if self.fast_eth {
             let v = if self.cfg.kinds.contains(GroKinds::TCP4) {
-                self.fast_tcp4(frame, id, &meta, now, sink)
+                self.fast_tcp4::<false, S>(frame, id, &meta, now, sink)
             } else {
                 None
             };
@@ -318,6 +325,21 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Verdict {
+        // Raw IP frames' fast path lives here, out of line: inlined beside
+        // the Ethernet ones it cost those 3% (a larger poll loop).
+        if self.fast_raw
+            && self.cfg.kinds.contains(GroKinds::TCP4)
+            && let Some(v) = self.fast_tcp4::<true, S>(frame, id, &meta, now, sink)
+        {
+            return v;
+        }
+        // TCP/IPv6 likewise (merges only: see `fast_tcp6`).
+        if self.fast_eth
+            && self.cfg.kinds.contains(GroKinds::TCP6)
+            && let Some(v) = self.fast_tcp6(frame, id, &meta, sink)
+        {
+            return v;
+        }
         let eth = self.cfg.link == LinkType::Ethernet;
         let mut fast = None;
         if eth && self.cfg.kinds.contains(GroKinds::TCP4) {
@@ -368,7 +390,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             cb.verified
         };
         let flags = match p.l4kind {
-            L4::Tcp => byte(frame, p.l4 as usize + 13).unwrap_or(0),
+            L4::Tcp => byte(frame, p.l4 as usize + tcp::FLAGS_OFFSET).unwrap_or(0),
             L4::Udp => 0,
         };
         let len = p.payload_len();
@@ -403,7 +425,21 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         let meta = self.upgraded(meta, verified);
         let first = (meta.state(), meta.flags());
-        let layout = (flow::is_tcp4_layout(&p), flow::is_vxlan4_layout(&p));
+        // With the fast paths off no flow is marked fixed-layout, so none of
+        // the fixed-offset code runs.
+        let layout = if !self.fast_on() {
+            None
+        } else if flow::is_tcp4_layout(&p) {
+            Some(Layout::Tcp4)
+        } else if flow::is_vxlan4_layout(&p) {
+            Some(Layout::Vxlan4)
+        } else if flow::is_raw_tcp4_layout(&p) {
+            Some(Layout::RawTcp4)
+        } else if flow::is_tcp6_layout(&p) {
+            Some(Layout::Tcp6)
+        } else {
+            None
+        };
         self.insert(hash, frame, &p, layout, id, first, now, sink);
         self.stats.new_flows += 1;
         Verdict::Held(Held::NewFlow)
@@ -415,9 +451,10 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// `None` with nothing changed whenever the outcome is anything else (a
     /// flush reason, a bad checksum, a pure ACK, a final flag), so the
     /// general path decides those and names the reason: the verdicts and
-    /// descriptors are the general path's.
+    /// descriptors are the general path's. `RAW`: the same for raw IP frames
+    /// (IPv4 at 0, an L3 TUN's), [`RAW_TCP4`] instead of [`TCP4`].
     #[inline(always)]
-    fn fast_tcp4<S: FnMut(&SuperPacket)>(
+    fn fast_tcp4<const RAW: bool, S: FnMut(&SuperPacket)>(
         &mut self,
         frame: &[u8],
         id: u32,
@@ -425,10 +462,20 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Option<Verdict> {
-        let h: &[u8; 54] = frame.get(..54)?.try_into().ok()?;
+        let (l, layout) = if RAW {
+            (RAW_TCP4, Layout::RawTcp4)
+        } else {
+            (TCP4, Layout::Tcp4)
+        };
+        let h: &[u8; TCP4_HDR] = frame.get(..TCP4_HDR)?.try_into().ok()?;
         // IPv4 without options carrying TCP, or not this path (a tunnel frame
         // goes on to the VXLAN path without hashing and walking here).
-        if !parse::is_tcp4_lead(h) {
+        let lead = if RAW {
+            parse::is_raw_tcp4_lead(h)
+        } else {
+            parse::is_tcp4_lead(h)
+        };
+        if !lead {
             return None;
         }
         let covered = match meta.state() {
@@ -439,26 +486,31 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         // The software check first: its loads of the whole frame are then in
         // flight while the lookup and compare run (a bad sum goes to the
         // general path, which names it).
-        let sum = if covered { 0 } else { tcp4_sum_ok(frame)? };
-        let hash = flow::hash_tcp4(frame);
+        let sum = if covered {
+            0
+        } else {
+            tcp_sum_ok(frame, l.ip[0])?
+        };
+        let hash = flow::hash_tcp4_at(l, frame);
         // The predicted next segment of a held flow: merges with no other test.
-        if let Some((slot, payload)) = self.predicted_tcp4(hash, frame) {
+        if let Some((slot, payload)) = self.predicted_tcp4::<RAW>(hash, frame) {
             self.stats.sw_bytes += sum;
             let len = (frame.len() - payload) as u32;
-            self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp4, sink);
+            self.commit_predicted(slot, id, payload as u16, len, layout, sink);
             return Some(Verdict::Held(Held::Merged));
         }
-        let payload = parse::fast_tcp4_after_lead(h, frame)?;
+        let payload = parse::fast_tcp4_after_lead_at(l, h, frame)?;
         let end = frame.len();
         let len = (end - payload) as u32;
         let sw_bytes = sum;
-        let flags = byte(frame, 47)?;
-        if let Some(slot) = self.lookup_tcp4(hash, frame) {
+        let flags = byte(frame, l.flags())?;
+        if let Some(slot) = self.lookup_tcp4::<RAW>(hash, frame) {
             let s = self.flows.get(slot as usize)?;
-            let plan = flow::merge_tcp4_fixed(s, frame, payload, len)?;
+            let marked = if RAW { s.raw4 } else { s.tcp4 };
+            let plan = flow::merge_tcp4_at(l, marked, s, frame, payload, len)?;
             // The merge test compared every header word but these.
-            let h: &[u8; 34] = frame.get(..34)?.try_into().ok()?;
-            if !flow::ip4_sum_follows(&s.hdr, h, 14) {
+            let h: &[u8; TCP4_IP_END] = frame.get(..TCP4_IP_END)?.try_into().ok()?;
+            if !flow::ip4_sum_follows(&s.hdr, h, l.ip[0]) {
                 return None;
             }
             self.stats.sw_bytes += sw_bytes;
@@ -468,16 +520,79 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
             return None;
         }
-        if !parse::ipv4_header_ok(frame.get(14..34)?) {
+        let ip = l.ip[0];
+        if !parse::ipv4_header_ok(frame.get(ip..ip + ipv4::MIN_HEADER_LEN)?) {
             return None;
         }
         self.stats.sw_bytes += sw_bytes;
         let verified = 1;
         let first = (upgraded_state(meta, verified), meta.flags());
-        let p = parse::tcp4_parsed(payload, end);
-        self.insert(hash, frame, &p, (true, false), id, first, now, sink);
+        let p = parse::tcp4_parsed_at(l, payload, end);
+        self.insert(hash, frame, &p, Some(layout), id, first, now, sink);
         self.stats.new_flows += 1;
         Some(Verdict::Held(Held::NewFlow))
+    }
+
+    /// Ethernet / IPv6 without extension headers / TCP with `Unnecessary` or
+    /// `None`, like [`Self::fast_tcp4`] but merges only (predicted, or by the
+    /// fixed-offset rules): a new flow takes the general path, because a held
+    /// IPv6 flow of the same identity may carry extension headers (the fixed
+    /// lookup does not see it, the general one does and flushes it first).
+    #[inline(always)]
+    fn fast_tcp6<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: &CsumMeta,
+        sink: &mut S,
+    ) -> Option<Verdict> {
+        let l = TCP6;
+        let h: &[u8; TCP6_HDR] = frame.get(..TCP6_HDR)?.try_into().ok()?;
+        if !parse::is_tcp6_lead(h) {
+            return None;
+        }
+        let covered = match meta.state() {
+            CsumState::Unnecessary { .. } => true,
+            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,
+            _ => return None,
+        };
+        let hash = flow::hash_tcp6(frame);
+        if let Some((slot, payload)) = self.predicted_tcp6(hash, frame) {
+            let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
+            self.stats.sw_bytes += sum;
+            let len = (frame.len() - payload) as u32;
+            self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp6, sink);
+            return Some(Verdict::Held(Held::Merged));
+        }
+        let payload = parse::fast_tcp6_after_lead(h, frame)?;
+        let len = (frame.len() - payload) as u32;
+        let flags = byte(frame, l.flags())?;
+        let slot = self.lookup_tcp6(hash, frame)?;
+        let s = self.flows.get(slot as usize)?;
+        let plan = flow::merge_tcp6_fixed(s, frame, payload, len)?;
+        let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
+        self.stats.sw_bytes += sum;
+        self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
+        Some(Verdict::Held(Held::Merged))
+    }
+
+    /// [`Self::predicted_tcp4`] for a fixed-layout TCP/IPv6 frame.
+    #[inline(always)]
+    fn predicted_tcp6(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
+        let h: &[u8; TCP6_SPAN] = f.get(..TCP6_SPAN)?.try_into().ok()?;
+        let (i, s) = self.find(hash, |s| {
+            s.tcp6 && f.len() == s.exp.len() as usize && s.exp.tcp6_matches(&s.hdr, h, &next_of(s))
+        })?;
+        Some((i, s.p.payload as usize))
+    }
+
+    /// The flow of a fixed-layout TCP/IPv6 frame among the flows of that
+    /// layout (the only candidates while no other flow of its identity is
+    /// held, which the general path's inserts keep true).
+    #[inline(always)]
+    fn lookup_tcp6(&self, hash: u32, f: &[u8]) -> Option<u16> {
+        let b: &[u8; TCP6_ID] = f.get(..TCP6_ID)?.try_into().ok()?;
+        Some(self.find(hash, |s| s.tcp6 && flow::same_tcp6(&s.hdr, b))?.0)
     }
 
     /// The common tunnel frame (Ethernet / IPv4 / UDP 4789 / VXLAN / Ethernet /
@@ -494,7 +609,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Option<Verdict> {
-        if frame.len() < 104 {
+        if frame.len() < VXLAN4_HDR {
             return None;
         }
         let covered = match meta.state() {
@@ -502,7 +617,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             CsumState::None
                 if self.cfg.software_verify == SoftwareVerify::On
                     && self.cfg.tunnel_policy == TunnelPolicy::Compute
-                    && be16(frame, 40)? == 0 =>
+                    && be16(frame, VXLAN4.udp + udp::CHECKSUM_OFFSET)? == 0 =>
             {
                 false
             }
@@ -520,12 +635,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let len = p.payload_len();
         let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
         let verified = 2;
-        let flags = byte(frame, 97)?;
+        let flags = byte(frame, VXLAN4.flags())?;
         if let Some(slot) = self.lookup_vxlan4(hash, frame) {
             let s = self.flows.get(slot as usize)?;
             let plan = flow::merge_vxlan4_fixed(s, frame, &p)?;
-            let h: &[u8; 84] = frame.get(..84)?.try_into().ok()?;
-            if !(flow::ip4_sum_follows(&s.hdr, h, 14) && flow::ip4_sum_follows(&s.hdr, h, 64)) {
+            let h: &[u8; VXLAN4_IP_END] = frame.get(..VXLAN4_IP_END)?.try_into().ok()?;
+            let [outer, inner] = VXLAN4.ip;
+            if !(flow::ip4_sum_follows(&s.hdr, h, outer) && flow::ip4_sum_follows(&s.hdr, h, inner))
+            {
                 return None;
             }
             self.stats.sw_bytes += sw_bytes;
@@ -535,13 +652,17 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
             return None;
         }
-        if !(parse::ipv4_header_ok(frame.get(14..34)?) && parse::ipv4_header_ok(frame.get(64..84)?))
-        {
+        let ip4 = |at: usize| {
+            frame
+                .get(at..at + ipv4::MIN_HEADER_LEN)
+                .is_some_and(parse::ipv4_header_ok)
+        };
+        if !(ip4(VXLAN4.ip[0]) && ip4(VXLAN4.ip[1])) {
             return None;
         }
         self.stats.sw_bytes += sw_bytes;
         let first = (upgraded_state(meta, verified), meta.flags());
-        self.insert(hash, frame, &p, (false, true), id, first, now, sink);
+        self.insert(hash, frame, &p, Some(Layout::Vxlan4), id, first, now, sink);
         self.stats.new_flows += 1;
         Some(Verdict::Held(Held::NewFlow))
     }
@@ -551,23 +672,21 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// is 0 when the size limit leaves no room, and its header and TCP
     /// options), and the payload offset.
     #[inline(always)]
-    fn predicted_tcp4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
+    fn predicted_tcp4<const RAW: bool>(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; TCP4_SPAN] = f.get(..TCP4_SPAN)?.try_into().ok()?;
-        let mut i = *self.buckets.get(Self::bucket(hash))?;
-        while i != NIL {
-            let s = self.flows.get(i as usize)?;
-            // No layout test: only fixed-layout flows have a predicted length,
-            // and a VXLAN flow's header differs from this frame at byte 23
-            // (UDP, not TCP), which the compare covers.
-            if s.hash == hash
-                && f.len() == s.exp.len() as usize
-                && s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
-            {
-                return Some((i, s.p.payload as usize));
-            }
-            i = s.next;
-        }
-        None
+        // No layout test: only fixed-layout flows have a predicted length,
+        // an engine holds raw-IP or Ethernet flows, not both, and a VXLAN
+        // flow's header differs from this frame in the outer IP protocol
+        // (UDP, not TCP), which the compare covers.
+        let (i, s) = self.find(hash, |s| {
+            f.len() == s.exp.len() as usize
+                && if RAW {
+                    s.exp.raw_tcp4_matches(&s.hdr, h, &next_of(s))
+                } else {
+                    s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
+                }
+        })?;
+        Some((i, s.p.payload as usize))
     }
 
     /// [`Self::predicted_tcp4`] for a fixed-layout VXLAN frame (the outer UDP
@@ -575,53 +694,41 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     #[inline(always)]
     fn predicted_vxlan4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; VXLAN4_SPAN] = f.get(..VXLAN4_SPAN)?.try_into().ok()?;
-        let mut i = *self.buckets.get(Self::bucket(hash))?;
-        while i != NIL {
-            let s = self.flows.get(i as usize)?;
-            if s.hash == hash
-                && s.vx4
+        let zero = flow::udp_csum_zero(h, VXLAN4.udp);
+        let (i, s) = self.find(hash, |s| {
+            s.vx4
                 && f.len() == s.exp.len() as usize
                 && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
-                && (h[40] | h[41] == 0) == (s.hdr[40] | s.hdr[41] == 0)
-            {
-                return Some((i, s.p.payload as usize));
-            }
-            i = s.next;
-        }
-        None
+                && zero == flow::udp_csum_zero(&s.hdr, VXLAN4.udp)
+        })?;
+        Some((i, s.p.payload as usize))
     }
 
     /// The flow of a fast-path VXLAN frame (held flows of the same layout
     /// only, as for [`Self::lookup_tcp4`]).
     #[inline(always)]
     fn lookup_vxlan4(&self, hash: u32, f: &[u8]) -> Option<u16> {
-        let b: &[u8; 88] = f.get(..88)?.try_into().ok()?;
-        let mut i = *self.buckets.get(Self::bucket(hash))?;
-        while i != NIL {
-            let s = self.flows.get(i as usize)?;
-            if s.hash == hash && s.vx4 && flow::same_vxlan4(&s.hdr, b) {
-                return Some(i);
-            }
-            i = s.next;
-        }
-        None
+        let b: &[u8; VXLAN4_ID] = f.get(..VXLAN4_ID)?.try_into().ok()?;
+        Some(
+            self.find(hash, |s| s.vx4 && flow::same_vxlan4(&s.hdr, b))?
+                .0,
+        )
     }
 
     /// The flow of a fast-path frame: only flows of the same fixed layout can
     /// match it (a held IPv4 flow at offset 14 never has options: those pass
     /// up), so this finds what [`Self::lookup`] finds.
     #[inline(always)]
-    fn lookup_tcp4(&self, hash: u32, f: &[u8]) -> Option<u16> {
-        let b: &[u8; 38] = f.get(..38)?.try_into().ok()?;
-        let mut i = *self.buckets.get(Self::bucket(hash))?;
-        while i != NIL {
-            let s = self.flows.get(i as usize)?;
-            if s.hash == hash && s.tcp4 && flow::same_tcp4(&s.hdr, b) {
-                return Some(i);
+    fn lookup_tcp4<const RAW: bool>(&self, hash: u32, f: &[u8]) -> Option<u16> {
+        let b: &[u8; TCP4_ID] = f.get(..TCP4_ID)?.try_into().ok()?;
+        let same = |s: &SuperPacket| {
+            if RAW {
+                s.raw4 && flow::same_raw_tcp4(&s.hdr, b)
+            } else {
+                s.tcp4 && flow::same_tcp4(&s.hdr, b)
             }
-            i = s.next;
-        }
-        None
+        };
+        Some(self.find(hash, same)?.0)
     }
 
     /// Appends a segment to held flow `slot` and flushes it when this segment
@@ -686,7 +793,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         } else {
             m1
         };
-        f.id_mode = [mode_after_match(m0), m1];
+        // IPv6 has no ID: the modes stay as the rules leave them.
+        let m0 = if layout == Layout::Tcp6 {
+            m0
+        } else {
+            mode_after_match(m0)
+        };
+        f.id_mode = [m0, m1];
         self.stats.merged += 1;
         #[cfg(test)]
         {
@@ -697,17 +810,17 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
     }
 
-    /// The fixed-offset fast path is on (always, outside tests).
+    /// [`Self::fast_eth`] of `cfg` (the link type and the switch never
+    /// change after [`Gro::new`] / [`Gro::reset`]).
+    const fn fast_eth(cfg: &GroConfig) -> bool {
+        cfg.fast_path && matches!(cfg.link, LinkType::Ethernet)
+    }
+
+    /// The fixed-offset fast paths are on ([`GroConfig::fast_path`], hidden:
+    /// off only to compare them with the general path).
     #[inline(always)]
     fn fast_on(&self) -> bool {
-        #[cfg(test)]
-        {
-            !self.fast_off
-        }
-        #[cfg(not(test))]
-        {
-            true
-        }
+        self.cfg.fast_path
     }
 
     fn pass(&mut self, reason: FlushReason, meta: CsumMeta) -> Verdict {
@@ -740,7 +853,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         match p.encap {
             Encap::Vxlan | Encap::Geneve => {
                 let u = p.enc_off as usize;
-                let zero = be16(f, u + 6) == Some(0);
+                let zero = be16(f, u + udp::CHECKSUM_OFFSET) == Some(0);
                 let ps = || parse::pseudo(f, outer, ipproto::UDP, (end - u) as u32);
                 cb.validate(f, u, end, ps, zero, sw).map_err(refuse)?;
                 if !zero {
@@ -753,7 +866,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
             Encap::Gre => {
                 let g = p.enc_off as usize;
-                if be16(f, g).unwrap_or(0) & 0x8000 != 0 {
+                if be16(f, g + gre::FLAGS_OFFSET).unwrap_or(0) & gre::FLAG_CHECKSUM != 0 {
                     cb.validate(f, g, end, || Wsum::ZERO, false, sw)
                         .map_err(refuse)?;
                     cb.try_convert(g, || Wsum::ZERO);
@@ -769,7 +882,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 cb.validate(f, l4, end, ps, false, sw).map_err(refuse)
             }
             L4::Udp => {
-                if be16(f, l4 + 6) == Some(0) {
+                if be16(f, l4 + udp::CHECKSUM_OFFSET) == Some(0) {
                     return Err(FlushReason::UdpNoChecksum);
                 }
                 let ps = || parse::pseudo(f, inner, ipproto::UDP, (end - l4) as u32);
@@ -788,11 +901,22 @@ impl<const FLOWS: usize> Gro<FLOWS> {
 
     #[inline]
     fn lookup(&self, hash: u32, f: &[u8], p: &Parsed) -> Option<u16> {
+        Some(self.find(hash, |s| flow::same_flow(s, f, p))?.0)
+    }
+
+    /// The held flow with `hash` that `is` accepts, and its slot: the one
+    /// walk of a bucket chain (identity, fixed-layout identity, prediction).
+    #[inline(always)]
+    fn find(
+        &self,
+        hash: u32,
+        mut is: impl FnMut(&SuperPacket) -> bool,
+    ) -> Option<(u16, &SuperPacket)> {
         let mut i = *self.buckets.get(Self::bucket(hash))?;
         while i != NIL {
             let s = self.flows.get(i as usize)?;
-            if s.hash == hash && flow::same_flow(s, f, p) {
-                return Some(i);
+            if s.hash == hash && is(s) {
+                return Some((i, s));
             }
             i = s.next;
         }
@@ -839,7 +963,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         hash: u32,
         f: &[u8],
         p: &Parsed,
-        (tcp4, vx4): (bool, bool),
+        fixed: Option<Layout>,
         id: u32,
         (first_state, first_flags): (CsumState, CsumFlags),
         now: u64,
@@ -850,9 +974,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.flush_slot(victim, FlushReason::TableFull, sink);
         }
         let slot = self.free;
-        // With the fast path off (tests only) no flow is marked fixed-layout,
-        // so none of the fixed-offset code runs.
-        let (tcp4, vx4) = (tcp4 && self.fast_on(), vx4 && self.fast_on());
         let Some(s) = self.flows.get_mut(slot as usize) else {
             return;
         };
@@ -860,8 +981,10 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let hl = p.payload as usize;
         copy_header(&mut s.hdr, f, hl);
         s.p = *p;
-        s.tcp4 = tcp4;
-        s.vx4 = vx4;
+        s.tcp4 = fixed == Some(Layout::Tcp4);
+        s.vx4 = fixed == Some(Layout::Vxlan4);
+        s.raw4 = fixed == Some(Layout::RawTcp4);
+        s.tcp6 = fixed == Some(Layout::Tcp6);
         s.segs.clear();
         let len = p.payload_len();
         s.segs.push(Segment {
@@ -873,11 +996,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.payload = len;
         s.mss = len as u16;
         s.seq = match p.l4kind {
-            L4::Tcp => be32(f, p.l4 as usize + 4).unwrap_or(0),
+            L4::Tcp => be32(f, p.l4 as usize + tcp::SEQ_OFFSET).unwrap_or(0),
             L4::Udp => 0,
         };
         let id_at = |i: usize| match p.ips.get(i) {
-            Some(ip) if i < p.n as usize && !ip.v6 => be16(f, ip.off as usize + 4).unwrap_or(0),
+            Some(ip) if i < p.n as usize && !ip.v6 => {
+                be16(f, ip.off as usize + ipv4::ID_OFFSET).unwrap_or(0)
+            }
             _ => 0,
         };
         s.ids = [id_at(0), id_at(1)];
@@ -887,10 +1012,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.first_flags = first_flags;
         s.born = now;
         s.hash = hash;
-        if tcp4 || vx4 {
+        if let Some(layout) = fixed {
             // From the frame, not from what was just stored in `s` (wider
             // loads of fresh narrow stores stall store forwarding).
-            let layout = if tcp4 { Layout::Tcp4 } else { Layout::Vxlan4 };
             s.exp.start(f, layout, hl, p.end, len <= s.room);
         } else {
             s.exp.clear();
@@ -1017,23 +1141,34 @@ fn copy_header(dst: &mut [u8; MAX_HEADER], src: &[u8], hl: usize) {
     }
 }
 
-/// Software check of the TCP checksum of a fixed-layout TCP/IPv4 frame:
-/// the bytes summed, or `None` when it is bad (the general path then names it).
+/// [`tcp_sum_ok`] for a fixed-layout TCP/IPv6 frame.
 #[inline(always)]
-fn tcp4_sum_ok(frame: &[u8]) -> Option<u64> {
-    tcp_sum_ok(frame, 14)
+fn tcp6_sum_ok(frame: &[u8]) -> Option<u64> {
+    let l4 = TCP6.tcp;
+    let at = parse::Ip {
+        off: TCP6.ip[0] as u16,
+        next: l4 as u16,
+        v6: true,
+    };
+    let data = frame.get(l4..)?;
+    let ps = parse::pseudo(frame, at, ipproto::TCP, data.len() as u32);
+    crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO)))
+        .is_zero()
+        .then_some(data.len() as u64)
 }
 
-/// [`tcp4_sum_ok`] for the inner TCP of a fixed-layout VXLAN frame.
+/// [`tcp_sum_ok`] for the inner TCP of a fixed-layout VXLAN frame.
 #[inline(always)]
 fn vxlan4_sum_ok(frame: &[u8]) -> Option<u64> {
-    tcp_sum_ok(frame, 64)
+    tcp_sum_ok(frame, VXLAN4.ip[1])
 }
 
-/// The TCP checksum after the option-less IPv4 header at `ip` verifies.
+/// Software check of the TCP checksum after the option-less IPv4 header at
+/// `ip` of a fixed-layout frame: the bytes summed, or `None` when it is bad
+/// (the general path then names it).
 #[inline(always)]
 fn tcp_sum_ok(frame: &[u8], ip: usize) -> Option<u64> {
-    let l4 = ip + 20;
+    let l4 = ip + ipv4::MIN_HEADER_LEN;
     let at = parse::Ip {
         off: ip as u16,
         next: l4 as u16,

@@ -19,13 +19,22 @@
 //! sender's second segment, a bad header checksum) simply does not match and
 //! takes the rule-by-rule path, which decides and names the reason, so this
 //! is a shortcut that can only say "merges as predicted", never "flush".
+//! (IPv6 has no ID and no header checksum: only the sequence is predicted.)
+//! The words compared come from `words.rs`, derived from each layout's
+//! varying fields.
 
 use super::config::MAX_HEADER;
 use super::flow::load8;
+use super::layout::{Fixed, RAW_TCP4, TCP4, TCP6, VXLAN4};
 use super::output::IdMode;
 use super::parse::fold_not;
+use super::words::{
+    DELTAS, SEQ_SLOT, Word, at_start, csum_slot, id_slot, tcp4_fields, tcp6_fields, tile,
+    vxlan4_fields,
+};
+use crate::wire::ipv4;
 
-/// The two fixed layouts the fast paths handle.
+/// The fixed layouts the fast paths handle (offsets: [`Layout::fixed`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Layout {
     /// Ethernet / IPv4 (no options) / TCP: IPv4 at 14, TCP at 34.
@@ -33,14 +42,30 @@ pub(crate) enum Layout {
     /// Ethernet / IPv4 / UDP / VXLAN / Ethernet / IPv4 / TCP: IPv4 at 14 and
     /// 64, TCP at 84.
     Vxlan4,
+    /// Raw IPv4 (no options) / TCP: IPv4 at 0, TCP at 20.
+    RawTcp4,
+    /// Ethernet / IPv6 (no extension headers) / TCP: IPv6 at 14, TCP at 54.
+    Tcp6,
 }
 
 impl Layout {
     /// Where the TCP options start (the TCP header + 20).
     pub(crate) const fn options(self) -> usize {
         match self {
-            Layout::Tcp4 => 54,
-            Layout::Vxlan4 => 104,
+            Layout::Tcp4 => TCP4.options(),
+            Layout::Vxlan4 => VXLAN4.options(),
+            Layout::RawTcp4 => RAW_TCP4.options(),
+            Layout::Tcp6 => TCP6.options(),
+        }
+    }
+
+    /// The header offsets of the layout.
+    pub(crate) const fn fixed(self) -> Fixed {
+        match self {
+            Layout::Tcp4 => TCP4,
+            Layout::Vxlan4 => VXLAN4,
+            Layout::RawTcp4 => RAW_TCP4,
+            Layout::Tcp6 => TCP6,
         }
     }
 }
@@ -48,6 +73,8 @@ impl Layout {
 /// Bytes of a fixed-layout frame the prediction compares: the headers up to
 /// the TCP options and the two option words.
 pub(crate) const TCP4_SPAN: usize = Layout::Tcp4.options() + 16;
+/// [`TCP4_SPAN`] for the TCP/IPv6 layout.
+pub(crate) const TCP6_SPAN: usize = Layout::Tcp6.options() + 16;
 /// [`TCP4_SPAN`] for the VXLAN layout.
 pub(crate) const VXLAN4_SPAN: usize = Layout::Vxlan4.options() + 16;
 
@@ -73,17 +100,9 @@ const OPT_MASKS: [[u64; 2]; 17] = {
 };
 
 /// Offset of the IPv4 ID in its header.
-const ID: usize = 4;
+const ID: usize = ipv4::ID_OFFSET;
 /// Offset of the IPv4 header checksum in its header.
-const CSUM: usize = 10;
-
-/// Keeps the low four bytes of a host-order 8-byte load of TCP bytes 12..20
-/// (data offset, flags, window): the checksum and urgent pointer may differ.
-const TCP_TAIL: u64 = u64::from_ne_bytes([0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
-/// Drops the first two bytes of a host-order 8-byte load at the outer UDP
-/// checksum (VXLAN layout bytes 40..48): a non-zero checksum differs per
-/// segment and is vouched for by the checksum state, not by the header.
-const SKIP_UDP_CSUM: u64 = u64::from_ne_bytes([0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
+const CSUM: usize = ipv4::CHECKSUM_OFFSET;
 
 /// Where a flow stands, as its next full-size segment depends on it: the
 /// first segment's IPv4 IDs and TCP sequence, the ID modes, the segment
@@ -136,9 +155,11 @@ impl Expect {
         end: u32,
         fits: bool,
     ) {
-        self.ip_base[0] = ip_base(first, 14);
+        if layout != Layout::Tcp6 {
+            self.ip_base[0] = ip_base(first, layout.fixed().ip[0]);
+        }
         if layout == Layout::Vxlan4 {
-            self.ip_base[1] = ip_base(first, 64);
+            self.ip_base[1] = ip_base(first, VXLAN4.ip[1]);
         }
         let opts = payload.saturating_sub(layout.options());
         let masks = OPT_MASKS.get(opts);
@@ -201,15 +222,49 @@ impl Expect {
         f: &[u8; TCP4_SPAN],
         next: &Next,
     ) -> bool {
-        let x = |o: usize| load8(first, o) ^ load8(f, o);
-        let (did, dc) = self.ip_deltas(0, first, 14, next);
-        let dseq = next.first_seq ^ next.seq;
-        // 16..24: ID at byte 2; 24..32: checksum at 0; 38..46: sequence at 0.
-        let d16 = x(16) ^ place(2, did.to_be_bytes());
-        let d24 = x(24) ^ place(0, dc.to_be_bytes());
-        let d38 = x(38) ^ place(0, dseq.to_be_bytes());
-        let same = x(0) | x(8) | x(30) | (x(46) & TCP_TAIL);
-        (same | d16 | d24 | d38 | self.opts_diff(first, f, Layout::Tcp4.options())) == 0
+        let (did, dc) = self.ip_deltas(0, first, TCP4.ip[0], next);
+        let mut deltas = [0u64; DELTAS];
+        deltas[id_slot(0)] = at_start(did.to_be_bytes());
+        deltas[csum_slot(0)] = at_start(dc.to_be_bytes());
+        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
+        let w = |i: usize| TCP4_WORDS[i].diff(first, f, deltas);
+        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6);
+        (words | self.opts_diff(first, f, TCP4.options())) == 0
+    }
+
+    /// [`Self::tcp4_matches`] for a raw-IP frame (first 40 bytes and the
+    /// options).
+    #[inline(always)]
+    pub(crate) fn raw_tcp4_matches(
+        &self,
+        first: &[u8; MAX_HEADER],
+        f: &[u8; TCP4_SPAN],
+        next: &Next,
+    ) -> bool {
+        let (did, dc) = self.ip_deltas(0, first, RAW_TCP4.ip[0], next);
+        let mut deltas = [0u64; DELTAS];
+        deltas[id_slot(0)] = at_start(did.to_be_bytes());
+        deltas[csum_slot(0)] = at_start(dc.to_be_bytes());
+        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
+        let w = |i: usize| RAW_TCP4_WORDS[i].diff(first, f, deltas);
+        let words = w(0) | w(1) | w(2) | w(3) | w(4);
+        (words | self.opts_diff(first, f, RAW_TCP4.options())) == 0
+    }
+
+    /// [`Self::tcp4_matches`] for a TCP/IPv6 frame (first 74 bytes and the
+    /// options): only the sequence is predicted.
+    #[inline(always)]
+    pub(crate) fn tcp6_matches(
+        &self,
+        first: &[u8; MAX_HEADER],
+        f: &[u8; TCP6_SPAN],
+        next: &Next,
+    ) -> bool {
+        let mut deltas = [0u64; DELTAS];
+        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
+        let w = |i: usize| TCP6_WORDS[i].diff(first, f, deltas);
+        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6) | w(7) | w(8) | w(9);
+        (words | self.opts_diff(first, f, TCP6.options())) == 0
     }
 
     /// True when the first 104 bytes of a fixed-layout VXLAN frame are the
@@ -222,22 +277,29 @@ impl Expect {
         f: &[u8; VXLAN4_SPAN],
         next: &Next,
     ) -> bool {
-        let x = |o: usize| load8(first, o) ^ load8(f, o);
-        let (did0, dc0) = self.ip_deltas(0, first, 14, next);
-        let (did1, dc1) = self.ip_deltas(1, first, 64, next);
-        let dseq = next.first_seq ^ next.seq;
-        // Outer 16..24 ID at 2, 24..32 checksum at 0; inner 64..72 ID at 4,
-        // 72..80 checksum at 2; 88..96 sequence at 0.
-        let varying = (x(16) ^ place(2, did0.to_be_bytes()))
-            | (x(24) ^ place(0, dc0.to_be_bytes()))
-            | (x(64) ^ place(4, did1.to_be_bytes()))
-            | (x(72) ^ place(2, dc1.to_be_bytes()))
-            | (x(88) ^ place(0, dseq.to_be_bytes()));
-        let same = x(0) | x(8) | x(32) | x(48) | x(56) | x(80);
-        let masked = (x(40) & SKIP_UDP_CSUM) | (x(96) & TCP_TAIL);
-        (varying | same | masked | self.opts_diff(first, f, Layout::Vxlan4.options())) == 0
+        let (did0, dc0) = self.ip_deltas(0, first, VXLAN4.ip[0], next);
+        let (did1, dc1) = self.ip_deltas(1, first, VXLAN4.ip[1], next);
+        let mut deltas = [0u64; DELTAS];
+        deltas[id_slot(0)] = at_start(did0.to_be_bytes());
+        deltas[csum_slot(0)] = at_start(dc0.to_be_bytes());
+        deltas[id_slot(1)] = at_start(did1.to_be_bytes());
+        deltas[csum_slot(1)] = at_start(dc1.to_be_bytes());
+        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
+        let w = |i: usize| VXLAN4_WORDS[i].diff(first, f, deltas);
+        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6);
+        let words = words | w(7) | w(8) | w(9) | w(10) | w(11) | w(12);
+        (words | self.opts_diff(first, f, VXLAN4.options())) == 0
     }
 }
+
+/// The words the TCP/IPv4 prediction compares (bytes 0..54).
+const TCP4_WORDS: [Word; 7] = tile(TCP4.options(), &tcp4_fields(TCP4));
+/// The words the raw TCP/IPv4 prediction compares (bytes 0..40).
+const RAW_TCP4_WORDS: [Word; 5] = tile(RAW_TCP4.options(), &tcp4_fields(RAW_TCP4));
+/// The words the TCP/IPv6 prediction compares (bytes 0..74).
+const TCP6_WORDS: [Word; 10] = tile(TCP6.options(), &tcp6_fields(TCP6));
+/// The words the VXLAN prediction compares (bytes 0..104).
+const VXLAN4_WORDS: [Word; 13] = tile(VXLAN4.options(), &vxlan4_fields(VXLAN4));
 
 /// The ID the next segment carries in `mode` after `count` segments.
 #[inline(always)]
@@ -272,17 +334,6 @@ fn ip_base(h: &[u8], at: usize) -> u32 {
     3 * 0xFFFF - word(ID) - word(CSUM)
 }
 
-/// A host-order 8-byte word that holds the bytes `v` at byte `at` and zeros
-/// elsewhere (XORed into a word compare).
-#[inline(always)]
-fn place<const N: usize>(at: usize, v: [u8; N]) -> u64 {
-    let mut b = [0u8; 8];
-    if let Some(d) = b.get_mut(at..at + N) {
-        d.copy_from_slice(&v);
-    }
-    u64::from_ne_bytes(b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::flow::eq_at;
@@ -310,10 +361,11 @@ mod tests {
         for (i, b) in h.iter_mut().enumerate() {
             *b = (i * mul) as u8;
         }
-        let ips: &[usize] = if layout == Layout::Tcp4 {
-            &[14]
-        } else {
-            &[14, 64]
+        let ips: &[usize] = match layout {
+            Layout::Tcp4 => &[14],
+            Layout::Vxlan4 => &[14, 64],
+            Layout::RawTcp4 => &[0],
+            Layout::Tcp6 => &[],
         };
         for (k, &o) in ips.iter().enumerate() {
             h[o] = 0x45;
@@ -321,7 +373,12 @@ mod tests {
             h[o + ID..o + ID + 2].copy_from_slice(&(id ^ (k as u16 * 0x5555)).to_be_bytes());
             set_csum(&mut h, o);
         }
-        let seq_at = if layout == Layout::Tcp4 { 38 } else { 88 };
+        let seq_at = match layout {
+            Layout::Tcp4 => 38,
+            Layout::Vxlan4 => 88,
+            Layout::RawTcp4 => 24,
+            Layout::Tcp6 => 58,
+        };
         h[seq_at..seq_at + 4].copy_from_slice(&0x1000u32.to_be_bytes());
         h
     }
@@ -333,6 +390,8 @@ mod tests {
         let (ips, seq_at): (&[usize], usize) = match layout {
             Layout::Tcp4 => (&[14], 38),
             Layout::Vxlan4 => (&[14, 64], 88),
+            Layout::RawTcp4 => (&[0], 24),
+            Layout::Tcp6 => (&[], 58),
         };
         for (k, &o) in ips.iter().enumerate() {
             let id = next_id(n.ids[k], n.modes[k], n.count);
@@ -343,10 +402,17 @@ mod tests {
         h
     }
 
-    fn next(first: &[u8; MAX_HEADER], modes: [IdMode; 2], count: u16, seq: u32) -> Next {
+    fn next(
+        first: &[u8; MAX_HEADER],
+        layout: Layout,
+        modes: [IdMode; 2],
+        count: u16,
+        seq: u32,
+    ) -> Next {
         let id = |o: usize| u16::from_be_bytes([first[o + ID], first[o + ID + 1]]);
+        let outer = if layout == Layout::RawTcp4 { 0 } else { 14 };
         Next {
-            ids: [id(14), id(64)],
+            ids: [id(outer), id(64)],
             modes,
             count,
             first_seq: 0x1000,
@@ -364,12 +430,14 @@ mod tests {
         match layout {
             Layout::Tcp4 => e.tcp4_matches(first, f[..TCP4_SPAN].try_into().unwrap(), n),
             Layout::Vxlan4 => e.vxlan4_matches(first, f, n),
+            Layout::RawTcp4 => e.raw_tcp4_matches(first, f[..TCP4_SPAN].try_into().unwrap(), n),
+            Layout::Tcp6 => e.tcp6_matches(first, f[..TCP6_SPAN].try_into().unwrap(), n),
         }
     }
 
     #[test]
     fn a_from_scratch_next_header_matches_for_every_id() {
-        for layout in [Layout::Tcp4, Layout::Vxlan4] {
+        for layout in [Layout::Tcp4, Layout::Vxlan4, Layout::RawTcp4, Layout::Tcp6] {
             for (ttl, id) in [(64u8, 0x1234u16), (1, 0), (255, 0xFFFF), (7, 0x8000)] {
                 for mul in [1usize, 7, 13] {
                     let first = first(layout, mul, ttl, id);
@@ -377,7 +445,13 @@ mod tests {
                     e.start(&first, layout, layout.options() + 12, 1514, true);
                     for mode in [IdMode::Undecided, IdMode::Incrementing, IdMode::Fixed] {
                         for count in (1..=0xFFFFu16).step_by(97).chain([1, 2, 0xFFFF]) {
-                            let n = next(&first, [mode; 2], count, 0x1000 + 1448 * count as u32);
+                            let n = next(
+                                &first,
+                                layout,
+                                [mode; 2],
+                                count,
+                                0x1000 + 1448 * count as u32,
+                            );
                             let f = next_header(&first, layout, &n);
                             assert!(
                                 matches(&e, layout, &first, &f, &n),
@@ -392,17 +466,19 @@ mod tests {
 
     #[test]
     fn only_the_masked_bytes_may_differ() {
-        for layout in [Layout::Tcp4, Layout::Vxlan4] {
+        for layout in [Layout::Tcp4, Layout::Vxlan4, Layout::RawTcp4, Layout::Tcp6] {
             for opts in [0usize, 4, 8, 12, 16] {
                 let first = first(layout, 7, 64, 0x1213);
                 let mut e = Expect::EMPTY;
                 let payload = layout.options() + opts;
                 e.start(&first, layout, payload, 1514, true);
-                let n = next(&first, [IdMode::Undecided; 2], 1, 0x1000 + 1448);
+                let n = next(&first, layout, [IdMode::Undecided; 2], 1, 0x1000 + 1448);
                 let f = next_header(&first, layout, &n);
                 let span = match layout {
                     Layout::Tcp4 => TCP4_SPAN,
                     Layout::Vxlan4 => VXLAN4_SPAN,
+                    Layout::RawTcp4 => 40 + 16,
+                    Layout::Tcp6 => TCP6_SPAN,
                 };
                 for at in 0..span {
                     let mut g = f;
@@ -413,6 +489,8 @@ mod tests {
                         || match layout {
                             Layout::Tcp4 => (50..54).contains(&at),
                             Layout::Vxlan4 => (40..42).contains(&at) || (100..104).contains(&at),
+                            Layout::RawTcp4 => (36..40).contains(&at),
+                            Layout::Tcp6 => (70..74).contains(&at),
                         };
                     assert_eq!(
                         matches(&e, layout, &first, &g, &n),
@@ -450,15 +528,6 @@ mod tests {
         e.start(&first, Layout::Tcp4, 66, 1514, true);
         e.clear();
         assert_eq!(e.len(), 0, "a layout the compare does not cover");
-    }
-
-    #[test]
-    fn place_puts_the_bytes_in_place() {
-        for at in 0..=6 {
-            let mut want = [0u8; 8];
-            want[at..at + 2].copy_from_slice(&[0xAB, 0xCD]);
-            assert_eq!(place(at, [0xAB, 0xCD]).to_ne_bytes(), want, "{at}");
-        }
     }
 
     #[test]

@@ -274,7 +274,24 @@ fn run_counting(
     fast_off: bool,
     max_size: u32,
 ) -> (Vec<Out>, std::string::String, u64) {
+    run_link(specs, sw, max_segs, strict, fast_off, max_size, false)
+}
+
+/// [`run_counting`] on raw IP frames when `raw` (the frames without their
+/// first 14 bytes, an L3 TUN's view; VLAN-mutated ones become malformed).
+fn run_link(
+    specs: &[Spec],
+    sw: bool,
+    max_segs: u16,
+    strict: bool,
+    fast_off: bool,
+    max_size: u32,
+    raw: bool,
+) -> (Vec<Out>, std::string::String, u64) {
     let mut cfg = GroConfig::new();
+    if raw {
+        cfg.link = crate::wire::LinkType::RawIp;
+    }
     cfg.max_segs = max_segs;
     cfg.max_size = max_size;
     cfg.flush_age_ticks = 3;
@@ -284,12 +301,13 @@ fn run_counting(
     if !sw {
         cfg.software_verify = SoftwareVerify::Off;
     }
+    cfg.fast_path = !fast_off;
     let mut g: Gro<3> = Gro::new(cfg);
-    g.fast_off = fast_off;
     let mut flows = [FlowState { seq: 1000, id: 5 }; 4];
     let mut out = Vec::new();
     for (n, s) in specs.iter().enumerate() {
         let (f, meta) = frame(*s, &mut flows[s.flow as usize], n as u8);
+        let f = if raw { f[14..].to_vec() } else { f };
         let v = g.receive(&f, n as u32, meta, n as u64 / 4, &mut |sp| {
             record(&mut out, sp)
         });
@@ -327,6 +345,63 @@ proptest! {
         let fast = run_counting(&specs, true, 64, false, false, max_size);
         let general = run_counting(&specs, true, 64, false, true, max_size);
         prop_assert_eq!((fast.0, fast.1), (general.0, general.1));
+    }
+
+    /// Raw IP frames (an L3 TUN): the raw TCP/IPv4 fast path and the
+    /// general path agree.
+    #[test]
+    fn raw_ip_fast_path_matches_general_path(
+        specs in prop::collection::vec(spec(), 1..80),
+        sw in prop::bool::weighted(0.8),
+        max_segs in prop::sample::select(std::vec![64u16, 64, 5, 1]),
+        max_size in prop::sample::select(std::vec![3000u32, 6000, 65535]),
+    ) {
+        let fast = run_link(&specs, sw, max_segs, false, false, max_size, true);
+        let general = run_link(&specs, sw, max_segs, false, true, max_size, true);
+        prop_assert_eq!((fast.0, fast.1), (general.0, general.1));
+    }
+}
+
+/// A raw-IP bulk stream merges by prediction (the raw fast path is taken)
+/// with the general path's results, each checksum state and ID mode.
+#[test]
+fn raw_bulk_stream_merges_by_prediction() {
+    for state in [0u8, 1, 3] {
+        for id_mode in [0u8, 1] {
+            let specs: Vec<Spec> = (0..10).map(|_| bulk(id_mode, state, false)).collect();
+            let (out, stats, predicted) =
+                run_link(&specs, true, 64, false, false, DEFAULT_MAX_SIZE, true);
+            let (gout, gstats, none) =
+                run_link(&specs, true, 64, false, true, DEFAULT_MAX_SIZE, true);
+            assert_eq!((&out, &stats), (&gout, &gstats));
+            assert_eq!(none, 0, "the general path never predicts");
+            assert!(
+                predicted >= 8,
+                "{state} {id_mode}: {predicted} of 9 merges predicted"
+            );
+        }
+    }
+}
+
+/// Every mutation on a mergeable raw-IP segment: fast engine == general.
+#[test]
+fn raw_each_mutation_on_a_mergeable_segment() {
+    for mutate in 0u8..23 {
+        for flags in [0x10u8, 0x18, 0x11, 0x12, 0x14, 0x30, 0x90, 0x50] {
+            for state in [0u8, 1, 3] {
+                let mut specs: Vec<Spec> = (0..4).map(|_| bulk(0, state, false)).collect();
+                specs[3].mutate = mutate;
+                specs[3].flags = flags;
+                specs.push(bulk(0, state, false));
+                let fast = run_link(&specs, true, 64, false, false, DEFAULT_MAX_SIZE, true);
+                let general = run_link(&specs, true, 64, false, true, DEFAULT_MAX_SIZE, true);
+                assert_eq!(
+                    (fast.0, fast.1),
+                    (general.0, general.1),
+                    "mutation {mutate} flags {flags:#x} state {state}"
+                );
+            }
+        }
     }
 }
 
@@ -569,5 +644,84 @@ fn long_options_merge_by_the_rules() {
             .iter()
             .any(|o| matches!(o, Out::Super { segs, .. } if segs.len() == 8));
         assert!(merged, "{vx}: {out:?}");
+    }
+}
+
+/// Ethernet / IPv6 / TCP segment `k` of a bulk flow (timestamps, 1448
+/// bytes), with the hop limit `hops` and the TCP flags `flags`.
+fn tcp6_frame(k: u32, hops: u8, flags: u8) -> Vec<u8> {
+    let len = 1448usize;
+    let opts = [1u8, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2];
+    let mut t = std::vec![0u8; 20];
+    t[0..2].copy_from_slice(&40000u16.to_be_bytes());
+    t[2..4].copy_from_slice(&80u16.to_be_bytes());
+    t[4..8].copy_from_slice(&(1000 + k * len as u32).to_be_bytes());
+    t[8..12].copy_from_slice(&1u32.to_be_bytes());
+    t[12] = (((20 + opts.len()) / 4) as u8) << 4;
+    t[13] = flags;
+    t[14..16].copy_from_slice(&512u16.to_be_bytes());
+    t.extend_from_slice(&opts);
+    t.extend((0..len).map(|i| (i as u8) ^ k as u8));
+    let mut ip = std::vec![0x60, 0, 0, 0];
+    ip.extend_from_slice(&(t.len() as u16).to_be_bytes());
+    ip.extend_from_slice(&[6, hops]);
+    ip.extend((0..32).map(|i| i as u8));
+    let ps = sum16(&ip[8..40]) + 6 + t.len() as u32;
+    let c = fold(ps + sum16(&t));
+    t[16..18].copy_from_slice(&c.to_be_bytes());
+    let mut f = std::vec![2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x86, 0xDD];
+    f.extend_from_slice(&ip);
+    f.extend_from_slice(&t);
+    f
+}
+
+/// Runs `frames` through an engine (fast path on or off); the outputs, the
+/// counters and the merges the prediction accepted.
+fn run_frames(
+    frames: &[Vec<u8>],
+    meta: &CsumMeta,
+    fast: bool,
+) -> (Vec<Out>, std::string::String, u64) {
+    let mut cfg = GroConfig::new();
+    cfg.fast_path = fast;
+    let mut g: Gro<3> = Gro::new(cfg);
+    let mut out = Vec::new();
+    for (n, f) in frames.iter().enumerate() {
+        let v = g.receive(f, n as u32, meta.clone(), 0, &mut |sp| record(&mut out, sp));
+        out.push(Out::Verdict(std::format!("{v:?}")));
+    }
+    g.flush_all(&mut |sp| record(&mut out, sp));
+    (out, std::format!("{:?}", g.stats()), g.predicted)
+}
+
+/// A TCP/IPv6 bulk stream merges by prediction (the IPv6 fast path is
+/// taken), and a changed hop limit or a PSH on a full segment is decided
+/// alike by both engines.
+#[test]
+fn tcp6_bulk_stream_merges_by_prediction() {
+    let metas = [
+        CsumMeta::NONE,
+        CsumMeta::from_state(CsumState::Unnecessary {
+            level: CsumLevel::L0,
+        }),
+    ];
+    for meta in &metas {
+        let frames: Vec<Vec<u8>> = (0..10).map(|k| tcp6_frame(k, 64, 0x10)).collect();
+        let (out, stats, predicted) = run_frames(&frames, meta, true);
+        let (gout, gstats, none) = run_frames(&frames, meta, false);
+        assert_eq!((&out, &stats), (&gout, &gstats));
+        assert_eq!(none, 0);
+        assert!(predicted >= 8, "{predicted} of 9 merges predicted");
+        for (hops, flags) in [(63u8, 0x10u8), (64, 0x18), (64, 0x11), (64, 0x90)] {
+            let mut frames: Vec<Vec<u8>> = (0..6).map(|k| tcp6_frame(k, 64, 0x10)).collect();
+            frames[3] = tcp6_frame(3, hops, flags);
+            let fast = run_frames(&frames, meta, true);
+            let general = run_frames(&frames, meta, false);
+            assert_eq!(
+                (fast.0, fast.1),
+                (general.0, general.1),
+                "{hops} {flags:#x}"
+            );
+        }
     }
 }

@@ -3,16 +3,32 @@
 //! `ipv6_gro_flush`, `tcp_gro_receive`, `udp_gro_receive_segment`,
 //! `skb_gro_receive` (may this segment join?).
 
+use super::layout::{
+    Fixed, IP4_TOS, RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, TCP6, TCP6_HDR, TCP6_ID, VXLAN4, VXLAN4_HDR,
+    VXLAN4_ID,
+};
 use super::output::{IdMode, SuperPacket};
 use super::parse::{Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
+use super::rules::{
+    ip_rule_broken, ip4_rules_mask, ip6_rules_mask, tcp_rule_broken, tcp_rules_mask,
+};
+use crate::wire::{ethernet, gre, ipv4, ipv6, tcp, udp, vxlan};
 
 const TCP_FIN: u8 = 0x01;
 const TCP_SYN: u8 = 0x02;
 const TCP_RST: u8 = 0x04;
 const TCP_PSH: u8 = 0x08;
 const TCP_URG: u8 = 0x20;
-const TCP_CWR: u8 = 0x80;
+/// CWR (also ends no flow: it must be equal, and marks `TCP_ACCECN`).
+pub(crate) const TCP_CWR: u8 = 0x80;
+
+/// IPv4 source + destination, IPv6 one address: one 8-byte load each.
+const IP4_ADDRS: usize = ipv4::SRC_OFFSET;
+/// Both IPv6 addresses.
+const IP6_ADDRS_LEN: usize = 32;
+/// Version and flow label of the first IPv6 word (traffic class masked off).
+const IP6_VERSION_FLOW: u32 = 0xF00F_FFFF;
 
 /// Flow hash over the innermost addresses and ports and the outer source
 /// (tunnels spread flows by the outer UDP source port or addresses).
@@ -21,18 +37,25 @@ pub(crate) fn hash(f: &[u8], p: &Parsed) -> u32 {
     let ip = p.inner();
     let o = ip.off as usize;
     let mut h: u64 = if ip.v6 {
-        load8(f, o + 8)
-            ^ load8(f, o + 16).rotate_left(17)
-            ^ load8(f, o + 24).rotate_left(31)
-            ^ load8(f, o + 32).rotate_left(47)
+        let a = o + ipv6::SRC_OFFSET;
+        load8(f, a)
+            ^ load8(f, a + 8).rotate_left(17)
+            ^ load8(f, a + 16).rotate_left(31)
+            ^ load8(f, a + 24).rotate_left(47)
     } else {
-        load8(f, o + 12)
+        load8(f, o + IP4_ADDRS)
     };
-    h ^= (be32(f, p.l4 as usize).unwrap_or(0) as u64) << 21;
+    h ^= (be32(f, p.l4 as usize + tcp::SRC_PORT_OFFSET).unwrap_or(0) as u64) << 21;
     if p.n == 2 {
-        h ^= load8(f, p.ips[0].off as usize + if p.ips[0].v6 { 8 } else { 12 }).rotate_left(7);
+        let outer = if p.ips[0].v6 {
+            ipv6::SRC_OFFSET
+        } else {
+            IP4_ADDRS
+        };
+        h ^= load8(f, p.ips[0].off as usize + outer).rotate_left(7);
         if matches!(p.encap, Encap::Vxlan | Encap::Geneve) {
-            h ^= (be32(f, p.enc_off as usize).unwrap_or(0) as u64) << 3;
+            let ports = p.enc_off as usize + udp::SRC_PORT_OFFSET;
+            h ^= (be32(f, ports).unwrap_or(0) as u64) << 3;
         }
     }
     mix(h)
@@ -42,11 +65,13 @@ pub(crate) fn hash(f: &[u8], p: &Parsed) -> u32 {
 #[inline(always)]
 fn same_ip(a: &[u8], ao: usize, b: &[u8], bo: usize, v6: bool) -> bool {
     if v6 {
-        let fa = be32(a, ao).unwrap_or(0) & 0xF00F_FFFF;
-        let fb = be32(b, bo).unwrap_or(1) & 0xF00F_FFFF;
-        fa == fb && eq_at(a, ao + 8, b, bo + 8, 32)
+        let fa = be32(a, ao).unwrap_or(0) & IP6_VERSION_FLOW;
+        let fb = be32(b, bo).unwrap_or(1) & IP6_VERSION_FLOW;
+        let at = ipv6::SRC_OFFSET;
+        fa == fb && eq_at(a, ao + at, b, bo + at, IP6_ADDRS_LEN)
     } else {
-        byte(a, ao + 9) == byte(b, bo + 9) && eq_at(a, ao + 12, b, bo + 12, 8)
+        let proto = ipv4::PROTOCOL_OFFSET;
+        byte(a, ao + proto) == byte(b, bo + proto) && eq_at(a, ao + IP4_ADDRS, b, bo + IP4_ADDRS, 8)
     }
 }
 
@@ -63,20 +88,22 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
         return false;
     }
     // Ethernet / IPv4 without options / TCP or UDP: fixed offsets.
+    let (ip, l4) = (TCP4.ip[0] as u16, TCP4.tcp as u16);
     if p.n == 1
-        && p.l4 == 34
-        && q.l4 == 34
-        && p.ips[0].off == 14
-        && q.ips[0].off == 14
+        && p.l4 == l4
+        && q.l4 == l4
+        && p.ips[0].off == ip
+        && q.ips[0].off == ip
         && !p.ips[0].v6
         && !q.ips[0].v6
-        && let (Some(x), Some(y)) = (a.get(..38), f.get(..38))
+        && let (Some(x), Some(y)) = (a.get(..TCP4_ID), f.get(..TCP4_ID))
     {
+        let proto = TCP4.ip4(0, ipv4::PROTOCOL_OFFSET);
         return load8(x, 0) == load8(y, 0)
-            && load8(x, 6) == load8(y, 6)
-            && x[23] == y[23]
-            && load8(x, 26) == load8(y, 26)
-            && load4(x, 34) == load4(y, 34);
+            && load8(x, ETH_WORD2) == load8(y, ETH_WORD2)
+            && x[proto] == y[proto]
+            && load8(x, TCP4.ip4(0, IP4_ADDRS)) == load8(y, TCP4.ip4(0, IP4_ADDRS))
+            && load4(x, TCP4.tcp) == load4(y, TCP4.tcp);
     }
     let l3 = p.ips[0].off as usize;
     if q.ips[0].off as usize != l3 || !eq_at(a, 0, f, 0, l3) {
@@ -92,23 +119,31 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
         let (qe, pe) = (q.enc_off as usize, p.enc_off as usize);
         let tunnel_ok = match p.encap {
             Encap::Vxlan => {
-                eq_at(a, qe, f, pe, 4)
-                    && zero16(a, qe + 6) == zero16(f, pe + 6)
-                    && eq_at(a, qe + 8, f, pe + 8, 8)
+                let (csum, vx) = (udp::CHECKSUM_OFFSET, udp::HEADER_LEN);
+                eq_at(a, qe, f, pe, UDP_PORTS_LEN)
+                    && zero16(a, qe + csum) == zero16(f, pe + csum)
+                    && eq_at(a, qe + vx, f, pe + vx, vxlan::HEADER_LEN)
             }
             Encap::Geneve => {
+                let (csum, gn) = (udp::CHECKSUM_OFFSET, udp::HEADER_LEN);
                 let la = q.inner_l2 as usize - qe;
                 let lb = p.inner_l2 as usize - pe;
                 la == lb
-                    && eq_at(a, qe, f, pe, 4)
-                    && zero16(a, qe + 6) == zero16(f, pe + 6)
-                    && eq_at(a, qe + 8, f, pe + 8, la - 8)
+                    && eq_at(a, qe, f, pe, UDP_PORTS_LEN)
+                    && zero16(a, qe + csum) == zero16(f, pe + csum)
+                    && eq_at(a, qe + gn, f, pe + gn, la - gn)
             }
             Encap::Gre => {
-                let fl = be16(f, pe).unwrap_or(0);
-                let key_at = if fl & 0x8000 != 0 { 8 } else { 4 };
-                eq_at(a, qe, f, pe, 4)
-                    && (fl & 0x2000 == 0 || eq_at(a, qe + key_at, f, pe + key_at, 4))
+                let fl = be16(f, pe + gre::FLAGS_OFFSET).unwrap_or(0);
+                let key_at = gre::FIXED_LEN
+                    + if fl & gre::FLAG_CHECKSUM != 0 {
+                        GRE_CSUM_LEN
+                    } else {
+                        0
+                    };
+                eq_at(a, qe, f, pe, gre::FIXED_LEN)
+                    && (fl & gre::FLAG_KEY == 0
+                        || eq_at(a, qe + key_at, f, pe + key_at, GRE_KEY_LEN))
             }
             Encap::Ipip | Encap::None => true,
         };
@@ -122,12 +157,32 @@ pub(crate) fn same_flow(s: &SuperPacket, f: &[u8], p: &Parsed) -> bool {
             return false;
         }
     }
-    eq_at(a, q.l4 as usize, f, p.l4 as usize, 4)
+    eq_at(a, q.l4 as usize, f, p.l4 as usize, PORTS_LEN)
 }
 
+/// Source and destination port (TCP and UDP alike).
+const PORTS_LEN: usize = 4;
+/// The UDP ports of a tunnel's UDP header.
+const UDP_PORTS_LEN: usize = 4;
+/// GRE's checksum and reserved word.
+const GRE_CSUM_LEN: usize = 4;
+/// GRE's key.
+const GRE_KEY_LEN: usize = 4;
+/// The second 8-byte word of the Ethernet header (source MAC tail and
+/// EtherType: bytes 6..14).
+const ETH_WORD2: usize = ethernet::HEADER_LEN - 8;
+
 /// Mask for one host-order 8-byte load of TCP bytes 8..16 (ack, data offset,
-/// flags, window): every bit but FIN and PSH in the flags byte (byte 13).
-const ACK_FLAGS_WINDOW: u64 = !u64::from_ne_bytes([0, 0, 0, 0, 0, TCP_FIN | TCP_PSH, 0, 0]);
+/// flags, window): the TCP rules' bits (every bit but FIN and PSH).
+const ACK_FLAGS_WINDOW: u64 = tcp_rules_mask(tcp::ACK_OFFSET);
+/// Mask for one host-order 8-byte load of IPv4 bytes 1..9 (TOS to TTL): the
+/// IPv4 rules' bits (TOS, DF, TTL).
+const TOS_DF_TTL: u64 = ip4_rules_mask(IP4_TOS);
+/// Mask for one host-order 8-byte load of IPv6 bytes 0..8: the IPv6 rules'
+/// bits (traffic class, hop limit).
+const TCLASS_HOPS: u64 = ip6_rules_mask(0);
+/// Version and flow label in a host-order 4-byte load of IPv6 bytes 0..4.
+const VERSION_FLOW: u32 = u32::from_be(IP6_VERSION_FLOW);
 
 /// Byte-equality of two ranges without a `memcmp` call for short ones
 /// (8-byte loads, the last one overlapping).
@@ -204,15 +259,18 @@ pub(crate) fn same_outer_ip(s: &SuperPacket, f: &[u8], ip: super::parse::Ip) -> 
     }
     let (qo, po) = (q.off as usize, ip.off as usize);
     if ip.v6 {
-        eq_at(&s.hdr, qo + 8, f, po + 8, 32)
+        let at = ipv6::SRC_OFFSET;
+        eq_at(&s.hdr, qo + at, f, po + at, IP6_ADDRS_LEN)
     } else {
-        eq_at(&s.hdr, qo + 12, f, po + 12, 8) && byte(&s.hdr, qo + 9) == byte(f, po + 9)
+        let proto = ipv4::PROTOCOL_OFFSET;
+        eq_at(&s.hdr, qo + IP4_ADDRS, f, po + IP4_ADDRS, 8)
+            && byte(&s.hdr, qo + proto) == byte(f, po + proto)
     }
 }
 
 #[inline(always)]
 fn hdr20(b: &[u8], at: usize) -> Option<&[u8; 20]> {
-    b.get(at..at + 20)?.try_into().ok()
+    b.get(at..at + ipv4::MIN_HEADER_LEN)?.try_into().ok()
 }
 
 /// The merge-time facts decided for one segment (committed only on merge).
@@ -236,16 +294,12 @@ fn ip_rules(
     let a = &s.hdr[..];
     let (qo, po) = (s.p.ips[i].off as usize, p.ips[i].off as usize);
     if p.ips[i].v6 {
-        if byte(a, qo + 7) != byte(f, po + 7) {
-            return Err(FlushReason::TtlDiffer);
-        }
-        let tc_a = be32(a, qo).unwrap_or(0) & 0x0FF0_0000;
-        let tc_b = be32(f, po).unwrap_or(0) & 0x0FF0_0000;
-        if tc_a != tc_b {
-            return Err(FlushReason::TosDiffer);
+        if let Some(reason) = ip_rule_broken(a, qo, f, po, true) {
+            return Err(reason);
         }
         let (ea, eb) = (s.p.ips[i].ext_len(), p.ips[i].ext_len());
-        if ea != eb || !eq_at(a, qo + 40, f, po + 40, eb) {
+        let ext = ipv6::HEADER_LEN;
+        if ea != eb || !eq_at(a, qo + ext, f, po + ext, eb) {
             return Err(FlushReason::ExtHeadersDiffer);
         }
         return Ok(());
@@ -254,16 +308,10 @@ fn ip_rules(
     let (Some(ha), Some(hb)) = (hdr20(a, qo), hdr20(f, po)) else {
         return Err(FlushReason::Malformed);
     };
-    if ha[8] != hb[8] {
-        return Err(FlushReason::TtlDiffer);
+    if let Some(reason) = ip_rule_broken(ha, 0, hb, 0, false) {
+        return Err(reason);
     }
-    if ha[1] != hb[1] {
-        return Err(FlushReason::TosDiffer);
-    }
-    if (ha[6] ^ hb[6]) & 0x40 != 0 {
-        return Err(FlushReason::DfDiffer);
-    }
-    let delta = u16::from_be_bytes([hb[4], hb[5]]).wrapping_sub(s.ids[i]);
+    let delta = ip4_id(hb, 0).wrapping_sub(s.ids[i]);
     match *mode {
         IdMode::Undecided => {
             if delta == 0 && count == 1 {
@@ -305,33 +353,16 @@ pub(crate) fn can_merge(s: &SuperPacket, f: &[u8], p: &Parsed) -> Result<MergePl
             let (Some(ta), Some(tb)) = (hdr20(a, ql4), hdr20(f, pl4)) else {
                 return Err(FlushReason::Malformed);
             };
-            let flags = tb[13];
+            let flags = tb[tcp::FLAGS_OFFSET];
             if len == 0 {
                 return Err(FlushReason::PureAck);
             }
-            // tcp_flag_word: data offset, reserved / AE bits, flags, window.
-            let wa = u32::from_be_bytes([ta[12], ta[13], ta[14], ta[15]]);
-            let wb = u32::from_be_bytes([tb[12], tb[13], tb[14], tb[15]]);
-            let diff = wa ^ wb;
-            if diff != 0 {
-                if diff & 0xF000_0000 != 0 {
-                    return Err(FlushReason::OptionsDiffer);
-                }
-                if diff & ((TCP_CWR as u32) << 16) != 0 {
-                    return Err(FlushReason::Cwr);
-                }
-                if diff & 0x0FFF_0000 & !(((TCP_FIN | TCP_PSH) as u32) << 16) != 0 {
-                    return Err(FlushReason::FlagsDiffer);
-                }
-                if diff & 0xFFFF != 0 {
-                    return Err(FlushReason::WindowDiffer);
-                }
-            }
-            if ta[8..12] != tb[8..12] {
-                return Err(FlushReason::AckDiffer);
+            if let Some(reason) = tcp_rule_broken(ta, 0, tb, 0) {
+                return Err(reason);
             }
             let thlen = p.payload as usize - pl4;
-            if thlen > 20 && !eq_at(a, ql4 + 20, f, pl4 + 20, thlen - 20) {
+            let opts = tcp::OPTIONS_OFFSET;
+            if thlen > opts && !eq_at(a, ql4 + opts, f, pl4 + opts, thlen - opts) {
                 return Err(FlushReason::OptionsDiffer);
             }
             for i in 0..p.n as usize {
@@ -340,7 +371,7 @@ pub(crate) fn can_merge(s: &SuperPacket, f: &[u8], p: &Parsed) -> Result<MergePl
             if len > s.mss as u32 {
                 return Err(FlushReason::MssExceeded);
             }
-            let seq = u32::from_be_bytes([tb[4], tb[5], tb[6], tb[7]]);
+            let seq = be32(tb, tcp::SEQ_OFFSET).unwrap_or(0);
             if s.seq.wrapping_add(s.payload) != seq {
                 return Err(FlushReason::SeqGap);
             }
@@ -387,36 +418,51 @@ pub(crate) fn merge_tcp4_fixed(
     payload: usize,
     len: u32,
 ) -> Option<MergePlan> {
-    if !(s.tcp4 && s.p.payload as usize == payload) {
+    merge_tcp4_at(TCP4, s.tcp4, s, f, payload, len)
+}
+
+/// [`merge_tcp4_fixed`] for layout `l` (Ethernet or raw IP) of a flow that
+/// is `marked` with it.
+#[inline(always)]
+pub(crate) fn merge_tcp4_at(
+    l: Fixed,
+    marked: bool,
+    s: &SuperPacket,
+    f: &[u8],
+    payload: usize,
+    len: u32,
+) -> Option<MergePlan> {
+    if !(marked && s.p.payload as usize == payload) {
         return None;
     }
-    let a: &[u8; 54] = s.hdr.get(..54)?.try_into().ok()?;
-    let b: &[u8; 54] = f.get(..54)?.try_into().ok()?;
+    let a: &[u8; TCP4_HDR] = s.hdr.get(..TCP4_HDR)?.try_into().ok()?;
+    let b: &[u8; TCP4_HDR] = f.get(..TCP4_HDR)?.try_into().ok()?;
     if len == 0 || len > s.mss as u32 || len > s.room {
         return None;
     }
     // IP: TOS, DF and TTL equal (ID by arithmetic below).
-    if a[15] != b[15] || (a[20] ^ b[20]) & 0x40 != 0 || a[22] != b[22] {
+    if !ip4_same_tos_df_ttl(a, b, l.ip[0]) {
         return None;
     }
     // TCP: ack, flag word (data offset, reserved, flags but FIN/PSH, window).
-    if (load8(a, 42) ^ load8(b, 42)) & ACK_FLAGS_WINDOW != 0 {
+    let ack = l.tcp(tcp::ACK_OFFSET);
+    if (load8(a, ack) ^ load8(b, ack)) & ACK_FLAGS_WINDOW != 0 {
         return None;
     }
-    let thlen = payload - 34;
-    if thlen > 20 && !eq_at(&s.hdr, 54, f, 54, thlen - 20) {
+    let (opts, thlen) = (l.options(), payload - l.tcp);
+    if thlen > tcp::OPTIONS_OFFSET && !eq_at(&s.hdr, opts, f, opts, payload - opts) {
         return None;
     }
     let count = s.segs.len() as u16;
-    let delta = u16::from_be_bytes([b[18], b[19]]).wrapping_sub(s.ids[0]);
+    let delta = ip4_id(b, l.ip[0]).wrapping_sub(s.ids[0]);
     let mode = id_mode_after(s.id_mode[0], delta, count)?;
-    let seq = u32::from_be_bytes([b[38], b[39], b[40], b[41]]);
+    let seq = be32(b, l.tcp(tcp::SEQ_OFFSET)).unwrap_or(0);
     if s.seq.wrapping_add(s.payload) != seq {
         return None;
     }
     Some(MergePlan {
         id_mode: [mode, s.id_mode[1]],
-        fin_psh: b[47] & (TCP_FIN | TCP_PSH),
+        fin_psh: b[l.flags()] & (TCP_FIN | TCP_PSH),
     })
 }
 
@@ -424,15 +470,16 @@ pub(crate) fn merge_tcp4_fixed(
 /// VLAN tags: the fixed-offset tunnel layout of `parse::fast_vxlan4`.
 #[inline(always)]
 pub(crate) fn is_vxlan4_layout(p: &Parsed) -> bool {
+    let l = VXLAN4;
     p.n == 2
         && p.encap == Encap::Vxlan
-        && p.ips[0].off == 14
+        && p.ips[0].off as usize == l.ip[0]
         && !p.ips[0].v6
-        && p.enc_off == 34
-        && p.inner_l2 == 50
-        && p.ips[1].off == 64
+        && p.enc_off as usize == l.udp
+        && p.inner_l2 as usize == l.inner_l2
+        && p.ips[1].off as usize == l.ip[1]
         && !p.ips[1].v6
-        && p.l4 == 84
+        && p.l4 as usize == l.tcp
         && p.l4kind == L4::Tcp
 }
 
@@ -440,23 +487,57 @@ pub(crate) fn is_vxlan4_layout(p: &Parsed) -> bool {
 /// addresses, UDP ports and checksum presence, VXLAN flags and VNI, inner
 /// Ethernet header, inner protocol and addresses, ports.
 #[inline(always)]
-pub(crate) fn same_vxlan4(a: &[u8; super::config::MAX_HEADER], b: &[u8; 88]) -> bool {
+pub(crate) fn same_vxlan4(a: &[u8; super::config::MAX_HEADER], b: &[u8; VXLAN4_ID]) -> bool {
+    let l = VXLAN4;
     let x = |o: usize| load8(a, o) ^ load8(b, o);
-    let zero = |h: &[u8], o: usize| load2(h, o) == 0;
-    (x(0) | x(6) | x(26) | x(42) | x(50) | x(56) | x(76)) == 0
-        && a[23] == b[23]
-        && a[73] == b[73]
-        && load4(a, 34) == load4(b, 34)
-        && load4(a, 84) == load4(b, 84)
-        && zero(a, 40) == zero(b, 40)
+    // Outer MACs, outer addresses, VXLAN flags + VNI, inner Ethernet header
+    // (two overlapping words), inner addresses.
+    let words = x(0)
+        | x(ETH_WORD2)
+        | x(l.ip4(0, IP4_ADDRS))
+        | x(l.vxlan)
+        | x(l.inner_l2)
+        | x(l.inner_l2 + ETH_WORD2)
+        | x(l.ip4(1, IP4_ADDRS));
+    let (p0, p1) = (
+        l.ip4(0, ipv4::PROTOCOL_OFFSET),
+        l.ip4(1, ipv4::PROTOCOL_OFFSET),
+    );
+    words == 0
+        && a[p0] == b[p0]
+        && a[p1] == b[p1]
+        && load4(a, l.udp) == load4(b, l.udp)
+        && load4(a, l.tcp) == load4(b, l.tcp)
+        && udp_csum_zero(a, l.udp) == udp_csum_zero(b, l.udp)
+}
+
+/// True when the UDP header at `udp` in `h` has a zero checksum (none).
+#[inline(always)]
+pub(crate) fn udp_csum_zero(h: &[u8], udp: usize) -> bool {
+    load2(h, udp + udp::CHECKSUM_OFFSET) == 0
+}
+
+/// The IPv4 ID of the header at `ip` (0 out of range).
+#[inline(always)]
+fn ip4_id(h: &[u8], ip: usize) -> u16 {
+    be16(h, ip + ipv4::ID_OFFSET).unwrap_or(0)
+}
+
+/// The IPv4 rules (TOS, DF, TTL) hold between the headers at `ip` in `a`
+/// and `b`: one masked word compare.
+#[inline(always)]
+fn ip4_same_tos_df_ttl(a: &[u8], b: &[u8], ip: usize) -> bool {
+    let at = ip + IP4_TOS;
+    (load8(a, at) ^ load8(b, at)) & TOS_DF_TTL == 0
 }
 
 /// [`hash`] of a fixed-layout VXLAN frame (same value).
 #[inline(always)]
 pub(crate) fn hash_vxlan4(f: &[u8]) -> u32 {
-    let mut h = load8(f, 76) ^ ((be32(f, 84).unwrap_or(0) as u64) << 21);
-    h ^= load8(f, 26).rotate_left(7);
-    h ^= (be32(f, 34).unwrap_or(0) as u64) << 3;
+    let l = VXLAN4;
+    let mut h = load8(f, l.ip4(1, IP4_ADDRS)) ^ ((be32(f, l.tcp).unwrap_or(0) as u64) << 21);
+    h ^= load8(f, l.ip4(0, IP4_ADDRS)).rotate_left(7);
+    h ^= (be32(f, l.udp).unwrap_or(0) as u64) << 3;
     mix(h)
 }
 
@@ -471,11 +552,10 @@ fn ip4_fixed(
     mode: IdMode,
     count: u16,
 ) -> Option<IdMode> {
-    let (ha, hb) = (hdr20(a, o)?, hdr20(b, o)?);
-    if ha[1] != hb[1] || (ha[6] ^ hb[6]) & 0x40 != 0 || ha[8] != hb[8] {
+    if !ip4_same_tos_df_ttl(a, b, o) {
         return None;
     }
-    let delta = u16::from_be_bytes([hb[4], hb[5]]).wrapping_sub(first_id);
+    let delta = ip4_id(b, o).wrapping_sub(first_id);
     id_mode_after(mode, delta, count)
 }
 
@@ -505,26 +585,28 @@ pub(crate) fn merge_vxlan4_fixed(s: &SuperPacket, f: &[u8], p: &Parsed) -> Optio
     if len == 0 || len > s.mss as u32 || len > s.room {
         return None;
     }
-    let a: &[u8; 104] = s.hdr.get(..104)?.try_into().ok()?;
-    let b: &[u8; 104] = f.get(..104)?.try_into().ok()?;
-    if (load8(a, 92) ^ load8(b, 92)) & ACK_FLAGS_WINDOW != 0 {
+    let l = VXLAN4;
+    let a: &[u8; VXLAN4_HDR] = s.hdr.get(..VXLAN4_HDR)?.try_into().ok()?;
+    let b: &[u8; VXLAN4_HDR] = f.get(..VXLAN4_HDR)?.try_into().ok()?;
+    let ack = l.tcp(tcp::ACK_OFFSET);
+    if (load8(a, ack) ^ load8(b, ack)) & ACK_FLAGS_WINDOW != 0 {
         return None;
     }
     let payload = p.payload as usize;
-    let thlen = payload - 84;
-    if thlen > 20 && !eq_at(&s.hdr, 104, f, 104, thlen - 20) {
+    let (opts, thlen) = (l.options(), payload - l.tcp);
+    if thlen > tcp::OPTIONS_OFFSET && !eq_at(&s.hdr, opts, f, opts, payload - opts) {
         return None;
     }
     let count = s.segs.len() as u16;
-    let m0 = ip4_fixed(a, b, 14, s.ids[0], s.id_mode[0], count)?;
-    let m1 = ip4_fixed(a, b, 64, s.ids[1], s.id_mode[1], count)?;
-    let seq = u32::from_be_bytes([b[88], b[89], b[90], b[91]]);
+    let m0 = ip4_fixed(a, b, l.ip[0], s.ids[0], s.id_mode[0], count)?;
+    let m1 = ip4_fixed(a, b, l.ip[1], s.ids[1], s.id_mode[1], count)?;
+    let seq = be32(b, l.tcp(tcp::SEQ_OFFSET)).unwrap_or(0);
     if s.seq.wrapping_add(s.payload) != seq {
         return None;
     }
     Some(MergePlan {
         id_mode: [m0, m1],
-        fin_psh: b[97] & (TCP_FIN | TCP_PSH),
+        fin_psh: b[l.flags()] & (TCP_FIN | TCP_PSH),
     })
 }
 
@@ -552,7 +634,9 @@ pub(crate) fn ip4_sum_follows<const N: usize, const M: usize>(
 /// the IPv4 header at `o`, summed (see [`ip4_sum_follows`]).
 #[inline(always)]
 fn ip4_var(h: &[u8], o: usize) -> u64 {
-    load4(h, o + 2) as u64 + load2(h, o + 6) as u64 + load2(h, o + 10) as u64
+    load4(h, o + ipv4::TOTAL_LEN_OFFSET) as u64
+        + load2(h, o + ipv4::FRAG_OFFSET) as u64
+        + load2(h, o + ipv4::CHECKSUM_OFFSET) as u64
 }
 
 #[inline(always)]
@@ -566,15 +650,30 @@ fn load2(b: &[u8], at: usize) -> u16 {
 /// Flow identity of two fixed-layout headers (`same_flow` for Ethernet +
 /// IPv4 without options + TCP): MACs and EtherType, protocol, addresses, ports.
 #[inline(always)]
-pub(crate) fn same_tcp4(a: &[u8; super::config::MAX_HEADER], b: &[u8; 38]) -> bool {
+pub(crate) fn same_tcp4(a: &[u8; super::config::MAX_HEADER], b: &[u8; TCP4_ID]) -> bool {
+    let l = TCP4;
     let x = |o: usize| load8(a, o) ^ load8(b, o);
-    (x(0) | x(6) | x(26)) == 0 && a[23] == b[23] && load4(a, 34) == load4(b, 34)
+    let proto = l.ip4(0, ipv4::PROTOCOL_OFFSET);
+    (x(0) | x(ETH_WORD2) | x(l.ip4(0, IP4_ADDRS))) == 0
+        && a[proto] == b[proto]
+        && load4(a, l.tcp) == load4(b, l.tcp)
 }
 
-/// [`hash`] of a fixed-layout frame (same value).
+/// Flow identity of two raw-IP TCP/IPv4 headers: protocol, addresses, ports.
 #[inline(always)]
-pub(crate) fn hash_tcp4(f: &[u8]) -> u32 {
-    mix(load8(f, 26) ^ ((be32(f, 34).unwrap_or(0) as u64) << 21))
+pub(crate) fn same_raw_tcp4(a: &[u8; super::config::MAX_HEADER], b: &[u8; TCP4_ID]) -> bool {
+    let l = RAW_TCP4;
+    let proto = l.ip4(0, ipv4::PROTOCOL_OFFSET);
+    load8(a, l.ip4(0, IP4_ADDRS)) == load8(b, l.ip4(0, IP4_ADDRS))
+        && a[proto] == b[proto]
+        && load4(a, l.tcp) == load4(b, l.tcp)
+}
+
+/// [`hash`] of a fixed-layout TCP/IPv4 frame of layout `l` (Ethernet or
+/// raw IP; same value).
+#[inline(always)]
+pub(crate) fn hash_tcp4_at(l: Fixed, f: &[u8]) -> u32 {
+    mix(load8(f, l.ip4(0, IP4_ADDRS)) ^ ((be32(f, l.tcp).unwrap_or(0) as u64) << 21))
 }
 
 /// Fibonacci hashing: the high half of the product by 2^64 / phi (its
@@ -588,8 +687,97 @@ fn mix(h: u64) -> u32 {
 #[inline(always)]
 pub(crate) fn is_tcp4_layout(p: &Parsed) -> bool {
     p.n == 1
-        && p.l4 == 34
-        && p.ips[0].off == 14
+        && p.l4 as usize == TCP4.tcp
+        && p.ips[0].off as usize == TCP4.ip[0]
+        && !p.ips[0].v6
+        && p.encap == Encap::None
+        && p.l4kind == L4::Tcp
+}
+
+/// Flow identity of two fixed-layout TCP/IPv6 headers (`same_flow` for
+/// Ethernet + IPv6 without extension headers + TCP): MACs and EtherType,
+/// version and flow label, addresses, ports.
+#[inline(always)]
+pub(crate) fn same_tcp6(a: &[u8; super::config::MAX_HEADER], b: &[u8; TCP6_ID]) -> bool {
+    let l = TCP6;
+    let x = |o: usize| load8(a, o) ^ load8(b, o);
+    let addrs = l.ip[0] + ipv6::SRC_OFFSET;
+    let words = x(0) | x(ETH_WORD2) | x(addrs) | x(addrs + 8) | x(addrs + 16) | x(addrs + 24);
+    words == 0
+        && (load4(a, l.ip[0]) ^ load4(b, l.ip[0])) & VERSION_FLOW == 0
+        && load4(a, l.tcp) == load4(b, l.tcp)
+}
+
+/// [`hash`] of a fixed-layout TCP/IPv6 frame (same value).
+#[inline(always)]
+pub(crate) fn hash_tcp6(f: &[u8]) -> u32 {
+    let a = TCP6.ip[0] + ipv6::SRC_OFFSET;
+    let h = load8(f, a)
+        ^ load8(f, a + 8).rotate_left(17)
+        ^ load8(f, a + 16).rotate_left(31)
+        ^ load8(f, a + 24).rotate_left(47);
+    mix(h ^ ((be32(f, TCP6.tcp).unwrap_or(0) as u64) << 21))
+}
+
+/// [`can_merge`]'s `Ok` for a fixed-layout TCP/IPv6 frame with its payload
+/// at `payload` and `len` payload bytes; `None` means "ask [`can_merge`]".
+#[inline(always)]
+pub(crate) fn merge_tcp6_fixed(
+    s: &SuperPacket,
+    f: &[u8],
+    payload: usize,
+    len: u32,
+) -> Option<MergePlan> {
+    let l = TCP6;
+    if !(s.tcp6 && s.p.payload as usize == payload) {
+        return None;
+    }
+    let a: &[u8; TCP6_HDR] = s.hdr.get(..TCP6_HDR)?.try_into().ok()?;
+    let b: &[u8; TCP6_HDR] = f.get(..TCP6_HDR)?.try_into().ok()?;
+    if len == 0 || len > s.mss as u32 || len > s.room {
+        return None;
+    }
+    let ip = l.ip[0];
+    if (load8(a, ip) ^ load8(b, ip)) & TCLASS_HOPS != 0 {
+        return None;
+    }
+    let ack = l.tcp(tcp::ACK_OFFSET);
+    if (load8(a, ack) ^ load8(b, ack)) & ACK_FLAGS_WINDOW != 0 {
+        return None;
+    }
+    let (opts, thlen) = (l.options(), payload - l.tcp);
+    if thlen > tcp::OPTIONS_OFFSET && !eq_at(&s.hdr, opts, f, opts, payload - opts) {
+        return None;
+    }
+    let seq = be32(b, l.tcp(tcp::SEQ_OFFSET)).unwrap_or(0);
+    if s.seq.wrapping_add(s.payload) != seq {
+        return None;
+    }
+    Some(MergePlan {
+        id_mode: s.id_mode,
+        fin_psh: b[l.flags()] & (TCP_FIN | TCP_PSH),
+    })
+}
+
+/// Ethernet (no VLAN) + IPv6 without extension headers + TCP.
+#[inline(always)]
+pub(crate) fn is_tcp6_layout(p: &Parsed) -> bool {
+    p.n == 1
+        && p.l4 as usize == TCP6.tcp
+        && p.ips[0].off as usize == TCP6.ip[0]
+        && p.ips[0].next as usize == TCP6.tcp
+        && p.ips[0].v6
+        && p.encap == Encap::None
+        && p.l4kind == L4::Tcp
+}
+
+/// Raw IPv4 without options + TCP: the fixed layout of an L3 TUN's frames
+/// (the outer IP at 0 happens only with [`LinkType::RawIp`](crate::wire::LinkType)).
+#[inline(always)]
+pub(crate) fn is_raw_tcp4_layout(p: &Parsed) -> bool {
+    p.n == 1
+        && p.l4 as usize == RAW_TCP4.tcp
+        && p.ips[0].off as usize == RAW_TCP4.ip[0]
         && !p.ips[0].v6
         && p.encap == Encap::None
         && p.l4kind == L4::Tcp

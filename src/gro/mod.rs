@@ -41,12 +41,22 @@
 //! `parse.rs` (the one-pass header walker: Ethernet with two VLAN tags or raw
 //! IP, IPv4, IPv6 with extension headers, one tunnel level of VXLAN, GENEVE,
 //! GRE with C/K only, or IP-in-IP), `cb.rs` (checksum control block),
-//! `flow.rs` (hash, identity, merge rules), `expect.rs` (the predicted next
-//! header of a fixed-layout flow), `engine.rs` (table, receive, flush),
+//! `layout.rs` (the fixed layouts of the fast paths, as data from `wire`'s
+//! offsets: Ethernet / IPv4 / TCP and its VXLAN tunnel, inlined into the
+//! caller's poll loop; raw IP / IPv4 / TCP and Ethernet / IPv6 / TCP, out of
+//! line at the start of the general path, IPv6 merges only), `rules.rs` (the field rules, one row each: bytes, mask,
+//! [`FlushReason`]; the general path names the failing row, the fast paths'
+//! masks are built from the rows), `flow.rs` (hash, identity, the other merge
+//! rules, the fixed-layout merge tests), `expect.rs` (the predicted next
+//! header of a fixed-layout flow), `words.rs` (the words its compare reads,
+//! derived from each layout's varying fields), `engine.rs` (table, receive, flush, one
+//! bucket walk `find`),
 //! `output.rs` (verdicts, [`SuperPacket`], [`GsoType`], completion,
 //! [`SuperPacket::write_into`]), `segs.rs` (the segment list), `reason.rs`
 //! ([`FlushReason`], one value per rule, stable snake_case names),
-//! `config.rs`. Optimisation history: `docs/perf/gro-hot-path.md`.
+//! `config.rs` (with the hidden `fast_path` switch: off, every frame takes
+//! the general path, which tests and fuzzing compare with the fast paths).
+//! Optimisation history: `docs/perf/gro-hot-path.md`.
 //!
 //! # Checksums (`cb.rs`, Linux `include/net/gro.h`)
 //!
@@ -109,10 +119,15 @@ mod expect;
 #[cfg(test)]
 mod fast_tests;
 mod flow;
+mod layout;
 mod output;
 mod parse;
+#[cfg(test)]
+mod parse_tests;
 mod reason;
+mod rules;
 mod segs;
+mod words;
 
 pub use config::{
     DEFAULT_MAX_SIZE, GroConfig, GroKinds, MAX_HEADER, MAX_SEGS, SoftwareVerify, TunnelPolicy,

@@ -5,12 +5,15 @@ use core::fmt;
 
 use super::config::MAX_HEADER;
 use super::expect::Expect;
+use super::flow::TCP_CWR;
+use super::layout::{TCP4, TCP4_HDR, VXLAN4, VXLAN4_HDR};
 use super::parse::{Encap, L4, Parsed, be16, fold_not};
 use super::reason::FlushReason;
 use super::segs::SegList;
 use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::consts::ipproto;
+use crate::wire::{gre, ipv4, ipv6, tcp, udp};
 
 impl core::error::Error for WriteError {}
 
@@ -158,6 +161,10 @@ pub struct SuperPacket {
     pub(crate) tcp4: bool,
     /// The flow has the fixed IPv4 / VXLAN / IPv4 / TCP layout.
     pub(crate) vx4: bool,
+    /// The flow has the fixed raw IPv4 (no options) + TCP layout.
+    pub(crate) raw4: bool,
+    /// The flow has the fixed Ethernet + IPv6 (no extension headers) + TCP layout.
+    pub(crate) tcp6: bool,
     /// IPv4 ID mode, per IP layer.
     pub(crate) id_mode: [IdMode; 2],
     /// Payload length of the first segment (`gso_size`).
@@ -220,6 +227,8 @@ impl SuperPacket {
         hash: 0,
         tcp4: false,
         vx4: false,
+        raw4: false,
+        tcp6: false,
         next: u16::MAX,
         older: u16::MAX,
         newer: u16::MAX,
@@ -321,8 +330,8 @@ impl SuperPacket {
     pub fn meta(&self) -> CsumMeta {
         if self.segs.len() > 1 {
             let offset = match self.p.l4kind {
-                L4::Tcp => 16,
-                L4::Udp => 6,
+                L4::Tcp => tcp::CHECKSUM_OFFSET,
+                L4::Udp => udp::CHECKSUM_OFFSET,
             };
             CsumMeta::new(
                 CsumState::Partial {
@@ -426,17 +435,17 @@ impl SuperPacket {
         }
         let l4 = self.p.l4 as usize;
         match self.p.l4kind {
-            L4::Tcp => fill_seeded(out, l4, l4 + 16, false),
-            L4::Udp => fill_seeded(out, l4, l4 + 6, true),
+            L4::Tcp => fill_seeded(out, l4, l4 + tcp::CHECKSUM_OFFSET, false),
+            L4::Udp => fill_seeded(out, l4, l4 + udp::CHECKSUM_OFFSET, true),
         }
         let enc = self.p.enc_off as usize;
         if self.gso.contains(GsoType::UDP_TUNNEL_CSUM) {
-            fill_seeded(out, enc, enc + 6, true);
+            fill_seeded(out, enc, enc + udp::CHECKSUM_OFFSET, true);
         } else if self.gso.contains(GsoType::GRE_CSUM) {
             // The GRE checksum covers the GRE header and what follows, with
             // its own field zero, and no pseudo-header (RFC 2784).
-            set_bytes(out, enc + 4, [0, 0]);
-            fill_seeded(out, enc, enc + 4, false);
+            set_bytes(out, enc + gre::CHECKSUM_OFFSET, [0, 0]);
+            fill_seeded(out, enc, enc + gre::CHECKSUM_OFFSET, false);
         }
     }
 
@@ -478,7 +487,8 @@ impl SuperPacket {
         for (i, ip) in p.ips.iter().take(p.n as usize).enumerate() {
             let o = ip.off as usize;
             if ip.v6 {
-                set16(&mut self.hdr, o + 4, (end - o - 40) as u16);
+                let plen = end - o - ipv6::HEADER_LEN;
+                set16(&mut self.hdr, o + ipv6::PAYLOAD_LEN_OFFSET, plen as u16);
             } else {
                 set_ipv4_len(&mut self.hdr, o, (end - o) as u16);
                 if self.id_mode[i] == IdMode::Fixed {
@@ -494,19 +504,19 @@ impl SuperPacket {
         match p.encap {
             Encap::Vxlan | Encap::Geneve => {
                 let u = p.enc_off as usize;
-                set16(&mut self.hdr, u + 4, (end - u) as u16);
-                let check = be16(&self.hdr, u + 6).unwrap_or(0);
+                set16(&mut self.hdr, u + udp::LENGTH_OFFSET, (end - u) as u16);
+                let check = be16(&self.hdr, u + udp::CHECKSUM_OFFSET).unwrap_or(0);
                 if check != 0 {
                     let seed = seed(&self.hdr, outer, ipproto::UDP, (end - u) as u32);
-                    set_bytes(&mut self.hdr, u + 6, seed);
+                    set_bytes(&mut self.hdr, u + udp::CHECKSUM_OFFSET, seed);
                     gso |= GsoType::UDP_TUNNEL_CSUM;
                 } else {
                     gso |= GsoType::UDP_TUNNEL;
                 }
             }
             Encap::Gre => {
-                let flags = be16(&self.hdr, p.enc_off as usize).unwrap_or(0);
-                gso |= if flags & 0x8000 != 0 {
+                let flags = be16(&self.hdr, p.enc_off as usize + gre::FLAGS_OFFSET).unwrap_or(0);
+                gso |= if flags & gre::FLAG_CHECKSUM != 0 {
                     GsoType::GRE_CSUM
                 } else {
                     GsoType::GRE
@@ -526,24 +536,28 @@ impl SuperPacket {
         let l4len = (end - l4) as u32;
         match p.l4kind {
             L4::Tcp => {
-                if let Some(fl) = self.hdr.get_mut(l4 + 13) {
+                if let Some(fl) = self.hdr.get_mut(l4 + tcp::FLAGS_OFFSET) {
                     *fl |= self.fin_psh;
                 }
                 let s = seed(&self.hdr, inner, ipproto::TCP, l4len);
-                set_bytes(&mut self.hdr, l4 + 16, s);
+                set_bytes(&mut self.hdr, l4 + tcp::CHECKSUM_OFFSET, s);
                 gso |= if inner.v6 {
                     GsoType::TCPV6
                 } else {
                     GsoType::TCPV4
                 };
-                if self.hdr.get(l4 + 13).is_some_and(|f| f & 0x80 != 0) {
+                if self
+                    .hdr
+                    .get(l4 + tcp::FLAGS_OFFSET)
+                    .is_some_and(|f| f & TCP_CWR != 0)
+                {
                     gso |= GsoType::TCP_ACCECN;
                 }
             }
             L4::Udp => {
-                set16(&mut self.hdr, l4 + 4, l4len as u16);
+                set16(&mut self.hdr, l4 + udp::LENGTH_OFFSET, l4len as u16);
                 let s = seed(&self.hdr, inner, ipproto::UDP, l4len);
-                set_bytes(&mut self.hdr, l4 + 6, s);
+                set_bytes(&mut self.hdr, l4 + udp::CHECKSUM_OFFSET, s);
                 gso |= GsoType::UDP_L4;
             }
         }
@@ -556,17 +570,19 @@ impl SuperPacket {
     /// TCP layout, at fixed offsets; the same bytes and GSO type.
     #[inline]
     fn finalize_tcp4(&mut self, end: usize) {
-        let Some(h) = self.hdr.get_mut(..54) else {
+        let l = TCP4;
+        let Some(h) = self.hdr.get_mut(..TCP4_HDR) else {
             return;
         };
-        set_ipv4_len(h, 14, (end - 14) as u16);
-        h[47] |= self.fin_psh;
-        let cwr = h[47] & 0x80 != 0;
-        let src = [h[26], h[27], h[28], h[29]];
-        let dst = [h[30], h[31], h[32], h[33]];
-        let ps = csum::pseudo_v4(src, dst, ipproto::TCP, (end - 34) as u32, Wsum::ZERO);
+        set_ipv4_len(h, l.ip[0], (end - l.ip[0]) as u16);
+        h[l.flags()] |= self.fin_psh;
+        let cwr = h[l.flags()] & TCP_CWR != 0;
+        let addr = |at: usize| [h[at], h[at + 1], h[at + 2], h[at + 3]];
+        let src = addr(l.ip4(0, ipv4::SRC_OFFSET));
+        let dst = addr(l.ip4(0, ipv4::DST_OFFSET));
+        let ps = csum::pseudo_v4(src, dst, ipproto::TCP, (end - l.tcp) as u32, Wsum::ZERO);
         let seed = Sum16::from_raw(!csum::fold(ps).raw()).to_bytes();
-        h[50..52].copy_from_slice(&seed);
+        set_bytes(h, l.tcp(tcp::CHECKSUM_OFFSET), seed);
         let mut gso = GsoType::TCPV4;
         if self.id_mode[0] == IdMode::Fixed {
             gso |= GsoType::TCP_FIXEDID;
@@ -587,22 +603,26 @@ impl SuperPacket {
 /// fold gives the same representative a fresh sum gives.
 #[inline(always)]
 fn set_ipv4_len(h: &mut [u8], o: usize, new_len: u16) {
-    let Some(ip) = h.get_mut(o..o + 12) else {
+    const LEN: usize = ipv4::TOTAL_LEN_OFFSET;
+    const CSUM: usize = ipv4::CHECKSUM_OFFSET;
+    let Some(ip) = h.get_mut(o..o + CSUM + 2) else {
         return;
     };
-    let old_len = u16::from_be_bytes([ip[2], ip[3]]);
-    let old_c = u16::from_be_bytes([ip[10], ip[11]]);
+    let old_len = u16::from_be_bytes([ip[LEN], ip[LEN + 1]]);
+    let old_c = u16::from_be_bytes([ip[CSUM], ip[CSUM + 1]]);
     let c = fold_not((!old_c) as u32 + (!old_len) as u32 + new_len as u32);
-    ip[2..4].copy_from_slice(&new_len.to_be_bytes());
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    ip[LEN..LEN + 2].copy_from_slice(&new_len.to_be_bytes());
+    ip[CSUM..CSUM + 2].copy_from_slice(&c.to_be_bytes());
 }
 
-/// The IPv4 header of the fixed layouts (Ethernet + IPv4 without options).
-const IP4_AT_14: super::parse::Ip = super::parse::Ip {
-    off: 14,
-    next: 34,
-    v6: false,
-};
+/// IPv4 header `k` of the fixed VXLAN layout.
+const fn vx4_ip(k: usize) -> super::parse::Ip {
+    super::parse::Ip {
+        off: VXLAN4.ip[k] as u16,
+        next: (VXLAN4.ip[k] + ipv4::MIN_HEADER_LEN) as u16,
+        v6: false,
+    }
+}
 
 impl SuperPacket {
     /// [`SuperPacket::finalize`] for the fixed VXLAN layout (outer IPv4 at 14,
@@ -610,16 +630,14 @@ impl SuperPacket {
     /// bytes and GSO type as the general completion.
     #[inline]
     fn finalize_vx4(&mut self, end: usize) {
-        const INNER: super::parse::Ip = super::parse::Ip {
-            off: 64,
-            next: 84,
-            v6: false,
-        };
+        const OUTER: super::parse::Ip = vx4_ip(0);
+        const INNER: super::parse::Ip = vx4_ip(1);
+        let l = VXLAN4;
         let fixed = [self.id_mode[0], self.id_mode[1]].map(|m| m == IdMode::Fixed);
-        let Some(h) = self.hdr.get_mut(..104) else {
+        let Some(h) = self.hdr.get_mut(..VXLAN4_HDR) else {
             return;
         };
-        for o in [14, 64] {
+        for o in l.ip {
             set_ipv4_len(h, o, (end - o) as u16);
         }
         let mut gso = GsoType::TCPV4;
@@ -629,20 +647,22 @@ impl SuperPacket {
         if fixed[1] {
             gso |= GsoType::TCP_FIXEDID_INNER;
         }
-        h[38..40].copy_from_slice(&((end - 34) as u16).to_be_bytes());
-        if h[40] | h[41] != 0 {
-            let s = seed(h, IP4_AT_14, ipproto::UDP, (end - 34) as u32);
-            h[40..42].copy_from_slice(&s);
+        let udp_len = end - l.udp;
+        set16(h, l.udp + udp::LENGTH_OFFSET, udp_len as u16);
+        let csum = l.udp + udp::CHECKSUM_OFFSET;
+        if (h[csum] | h[csum + 1]) != 0 {
+            let s = seed(h, OUTER, ipproto::UDP, udp_len as u32);
+            set_bytes(h, csum, s);
             gso |= GsoType::UDP_TUNNEL_CSUM;
         } else {
             gso |= GsoType::UDP_TUNNEL;
         }
-        h[97] |= self.fin_psh;
-        if h[97] & 0x80 != 0 {
+        h[l.flags()] |= self.fin_psh;
+        if h[l.flags()] & TCP_CWR != 0 {
             gso |= GsoType::TCP_ACCECN;
         }
-        let s = seed(h, INNER, ipproto::TCP, (end - 84) as u32);
-        h[100..102].copy_from_slice(&s);
+        let s = seed(h, INNER, ipproto::TCP, (end - l.tcp) as u32);
+        set_bytes(h, l.tcp(tcp::CHECKSUM_OFFSET), s);
         self.gso = gso;
     }
 }

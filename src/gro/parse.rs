@@ -13,6 +13,30 @@ use super::reason::FlushReason;
 use crate::csum::{self, Sum16, Wsum};
 use crate::wire::LinkType;
 use crate::wire::consts::{ethertype, ipproto, port};
+use crate::wire::{ethernet, geneve, gre, ipv4, ipv6, ipv6_ext, tcp, udp, vxlan};
+
+/// The length byte of a hop-by-hop, destination or routing header (in
+/// 8-byte units, not counting the first 8).
+const EXT_LEN_BYTE: usize = 1;
+/// The offset + flags word of an IPv6 fragment header.
+const FRAG_WORD: usize = 2;
+/// The fragment offset in [`FRAG_WORD`] (the M flag and reserved bits aside).
+const FRAG_OFFSET_BITS: u16 = 0xFFF8;
+
+/// Bytes of an IPv6 extension header from its length byte.
+const fn ext_len(units: u8) -> usize {
+    (units as usize + 1) * ipv6_ext::MIN_LEN
+}
+
+use super::layout::{
+    Fixed, RAW_TCP4, TCP4, TCP4_HDR, TCP4_IP_END, TCP6, TCP6_HDR, VXLAN4, VXLAN4_HDR,
+};
+
+/// Version 4 and IHL 5 (no options): the first byte of a fixed-layout IPv4 header.
+const V4_IHL5: u8 = 0x45;
+/// The fragment word's flags and offset that keep a header out of the fast
+/// paths (MF, the offset; DF and the reserved bit may be set).
+const MF_OR_OFFSET: u16 = ipv4::FLAG_MF | ipv4::FRAG_OFFSET_MASK;
 
 /// Most IPv6 extension headers walked.
 const MAX_EXT: usize = 8;
@@ -189,7 +213,7 @@ pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
 #[inline(always)]
 pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
     let payload = fast_tcp4_unchecked(f)?;
-    if !ipv4_header_ok(f.get(14..34)?) {
+    if !ipv4_header_ok(f.get(TCP4.ip[0]..TCP4_IP_END)?) {
         return None;
     }
     Some(payload)
@@ -198,9 +222,46 @@ pub(crate) fn fast_tcp4_payload(f: &[u8]) -> Option<usize> {
 /// Ethertype IPv4, version 4 + IHL 5, protocol TCP: the first test of the
 /// fixed TCP/IPv4 layout (one masked load and a byte).
 #[inline(always)]
-pub(crate) fn is_tcp4_lead(h: &[u8; 54]) -> bool {
-    let lead = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
-    lead >> 8 == 0x0008_0045 && h[23] == ipproto::TCP
+pub(crate) fn is_tcp4_lead(h: &[u8; TCP4_HDR]) -> bool {
+    const LEAD: u32 = u32::from_be_bytes([0, 0x08, 0x00, V4_IHL5]);
+    const _: () = assert!(TCP4.ethertype + 2 == TCP4.ip[0]);
+    let lead = be32(h, TCP4.ethertype).unwrap_or(0);
+    lead >> 8 == LEAD && h[TCP4.ip4(0, ipv4::PROTOCOL_OFFSET)] == ipproto::TCP
+}
+
+/// Version 4 + IHL 5, protocol TCP: the first test of the raw-IP TCP/IPv4
+/// layout (the frame's first 54 bytes; only 40 are the headers).
+#[inline(always)]
+pub(crate) fn is_raw_tcp4_lead(h: &[u8; TCP4_HDR]) -> bool {
+    h[RAW_TCP4.ip[0]] == V4_IHL5 && h[RAW_TCP4.ip4(0, ipv4::PROTOCOL_OFFSET)] == ipproto::TCP
+}
+
+/// EtherType IPv6, version 6, next header TCP: the first test of the fixed
+/// TCP/IPv6 layout (no extension headers).
+#[inline(always)]
+pub(crate) fn is_tcp6_lead(h: &[u8; TCP6_HDR]) -> bool {
+    let l = TCP6;
+    be16(h, l.ethertype) == Some(ethertype::IPV6)
+        && h[l.ip[0]] >> 4 == 6
+        && h[l.ip4(0, ipv6::NEXT_HEADER_OFFSET)] == ipproto::TCP
+}
+
+/// The payload offset of a frame that passed [`is_tcp6_lead`]: the IPv6
+/// payload length ends the frame (no padding), a valid TCP header length
+/// within the frame and [`MAX_HEADER`].
+#[inline(always)]
+pub(crate) fn fast_tcp6_after_lead(h: &[u8; TCP6_HDR], f: &[u8]) -> Option<usize> {
+    let l = TCP6;
+    let plen = be16(h, l.ip4(0, ipv6::PAYLOAD_LEN_OFFSET))? as usize;
+    let doff = tcp_doff(h[l.tcp(tcp::DATA_OFFSET_OFFSET)]);
+    let payload = l.tcp + doff;
+    if plen == 0 || l.tcp + plen != f.len() || doff < tcp::MIN_HEADER_LEN || payload > f.len() {
+        return None;
+    }
+    if payload > MAX_HEADER {
+        return None;
+    }
+    Some(payload)
 }
 
 /// [`fast_tcp4_payload`] without the IPv4 header checksum: the fast path
@@ -208,7 +269,7 @@ pub(crate) fn is_tcp4_lead(h: &[u8; 54]) -> bool {
 /// verified first header when there is one (`flow::ip4_sum_follows`).
 #[inline(always)]
 pub(crate) fn fast_tcp4_unchecked(f: &[u8]) -> Option<usize> {
-    let h: &[u8; 54] = f.get(..54)?.try_into().ok()?;
+    let h: &[u8; TCP4_HDR] = f.get(..TCP4_HDR)?.try_into().ok()?;
     if !is_tcp4_lead(h) {
         return None;
     }
@@ -218,17 +279,34 @@ pub(crate) fn fast_tcp4_unchecked(f: &[u8]) -> Option<usize> {
 /// [`fast_tcp4_unchecked`] for a frame whose first 54 bytes `h` passed
 /// [`is_tcp4_lead`].
 #[inline(always)]
-pub(crate) fn fast_tcp4_after_lead(h: &[u8; 54], f: &[u8]) -> Option<usize> {
-    let total = u16::from_be_bytes([h[16], h[17]]) as usize;
-    let frag = u16::from_be_bytes([h[20], h[21]]);
-    let doff = (h[46] >> 4) as usize * 4;
-    if 14 + total != f.len() || frag & 0x3FFF != 0 || doff < 20 || 34 + doff > f.len() {
+pub(crate) fn fast_tcp4_after_lead(h: &[u8; TCP4_HDR], f: &[u8]) -> Option<usize> {
+    fast_tcp4_after_lead_at(TCP4, h, f)
+}
+
+/// [`fast_tcp4_after_lead`] for layout `l` (Ethernet or raw IP).
+#[inline(always)]
+pub(crate) fn fast_tcp4_after_lead_at(l: Fixed, h: &[u8; TCP4_HDR], f: &[u8]) -> Option<usize> {
+    let total = be16(h, l.ip4(0, ipv4::TOTAL_LEN_OFFSET))? as usize;
+    let frag = be16(h, l.ip4(0, ipv4::FRAG_OFFSET))?;
+    let doff = tcp_doff(h[l.tcp(tcp::DATA_OFFSET_OFFSET)]);
+    let payload = l.tcp + doff;
+    if l.ip[0] + total != f.len()
+        || frag & MF_OR_OFFSET != 0
+        || doff < tcp::MIN_HEADER_LEN
+        || payload > f.len()
+    {
         return None;
     }
-    if 34 + doff > MAX_HEADER {
+    if payload > MAX_HEADER {
         return None;
     }
-    Some(34 + doff)
+    Some(payload)
+}
+
+/// The TCP header length from its data offset byte.
+#[inline(always)]
+const fn tcp_doff(b: u8) -> usize {
+    (b >> 4) as usize * 4
 }
 
 /// [`fast_tcp4_payload`] as offsets.
@@ -240,9 +318,15 @@ pub(crate) fn fast_tcp4(f: &[u8]) -> Option<Parsed> {
 /// The offsets of an Ethernet / IPv4 (no options) / TCP frame.
 #[inline(always)]
 pub(crate) fn tcp4_parsed(payload: usize, end: usize) -> Parsed {
+    tcp4_parsed_at(TCP4, payload, end)
+}
+
+/// [`tcp4_parsed`] for layout `l` (Ethernet or raw IP).
+#[inline(always)]
+pub(crate) fn tcp4_parsed_at(l: Fixed, payload: usize, end: usize) -> Parsed {
     let ip = Ip {
-        off: 14,
-        next: 34,
+        off: l.ip[0] as u16,
+        next: l.tcp as u16,
         v6: false,
     };
     Parsed {
@@ -250,8 +334,8 @@ pub(crate) fn tcp4_parsed(payload: usize, end: usize) -> Parsed {
         n: 1,
         encap: Encap::None,
         enc_off: 0,
-        inner_l2: 14,
-        l4: 34,
+        inner_l2: l.inner_l2 as u16,
+        l4: l.tcp as u16,
         l4kind: L4::Tcp,
         payload: payload as u16,
         end: end as u32,
@@ -274,29 +358,30 @@ fn parse_ip(
                 return Err(FlushReason::Malformed);
             }
             let ihl = (vihl & 0x0F) as usize * 4;
-            if ihl < 20 {
+            if ihl < ipv4::MIN_HEADER_LEN {
                 return Err(FlushReason::Malformed);
             }
             let hdr = f.get(off..off + ihl).ok_or(FlushReason::Malformed)?;
-            if ihl != 20 {
+            if ihl != ipv4::MIN_HEADER_LEN {
                 first(defect, FlushReason::IpOptions);
             }
-            let total = be16(f, off + 2).ok_or(FlushReason::Malformed)? as usize;
+            let total =
+                be16(f, off + ipv4::TOTAL_LEN_OFFSET).ok_or(FlushReason::Malformed)? as usize;
             if total < ihl || off + total > limit {
                 return Err(FlushReason::Malformed);
             }
-            let frag = be16(f, off + 6).ok_or(FlushReason::Malformed)?;
-            if frag & 0x1FFF != 0 {
+            let frag = be16(f, off + ipv4::FRAG_OFFSET).ok_or(FlushReason::Malformed)?;
+            if frag & ipv4::FRAG_OFFSET_MASK != 0 {
                 // A later fragment: no transport header to find the flow by.
                 return Err(FlushReason::Fragment);
             }
-            if frag & 0x2000 != 0 {
+            if frag & ipv4::FLAG_MF != 0 {
                 first(defect, FlushReason::Fragment);
             }
             if !ipv4_header_ok(hdr) {
                 first(defect, FlushReason::BadIpChecksum);
             }
-            let proto = byte(f, off + 9).ok_or(FlushReason::Malformed)?;
+            let proto = byte(f, off + ipv4::PROTOCOL_OFFSET).ok_or(FlushReason::Malformed)?;
             Ok((
                 Ip {
                     off: off as u16,
@@ -311,41 +396,45 @@ fn parse_ip(
             if byte(f, off).ok_or(FlushReason::Malformed)? >> 4 != 6 {
                 return Err(FlushReason::Malformed);
             }
-            let plen = be16(f, off + 4).ok_or(FlushReason::Malformed)? as usize;
-            if f.len() < off + 40 {
+            let plen =
+                be16(f, off + ipv6::PAYLOAD_LEN_OFFSET).ok_or(FlushReason::Malformed)? as usize;
+            if f.len() < off + ipv6::HEADER_LEN {
                 return Err(FlushReason::Malformed);
             }
             if plen == 0 {
                 // Jumbogram or empty: not a GRO candidate.
                 return Err(FlushReason::NotCandidate);
             }
-            let end = off + 40 + plen;
+            let end = off + ipv6::HEADER_LEN + plen;
             if end > limit {
                 return Err(FlushReason::Malformed);
             }
-            let mut next = byte(f, off + 6).ok_or(FlushReason::Malformed)?;
-            let mut at = off + 40;
+            let mut next = byte(f, off + ipv6::NEXT_HEADER_OFFSET).ok_or(FlushReason::Malformed)?;
+            let mut at = off + ipv6::HEADER_LEN;
             let mut walked = 0;
             loop {
                 let len = match next {
                     ipproto::HOPOPTS | ipproto::DSTOPTS => {
-                        (byte(f, at + 1).ok_or(FlushReason::Malformed)? as usize + 1) * 8
+                        ext_len(byte(f, at + EXT_LEN_BYTE).ok_or(FlushReason::Malformed)?)
                     }
                     ipproto::ROUTING => {
                         // Segments left moves the pseudo-header destination:
                         // not a GRO candidate here.
-                        if byte(f, at + 3).ok_or(FlushReason::Malformed)? != 0 {
+                        if byte(f, at + ipv6_ext::SEGMENTS_LEFT_OFFSET)
+                            .ok_or(FlushReason::Malformed)?
+                            != 0
+                        {
                             return Err(FlushReason::NotCandidate);
                         }
-                        (byte(f, at + 1).ok_or(FlushReason::Malformed)? as usize + 1) * 8
+                        ext_len(byte(f, at + EXT_LEN_BYTE).ok_or(FlushReason::Malformed)?)
                     }
                     ipproto::FRAGMENT => {
-                        let w = be16(f, at + 2).ok_or(FlushReason::Malformed)?;
-                        if w & 0xFFF8 != 0 {
+                        let w = be16(f, at + FRAG_WORD).ok_or(FlushReason::Malformed)?;
+                        if w & FRAG_OFFSET_BITS != 0 {
                             return Err(FlushReason::Fragment);
                         }
                         first(defect, FlushReason::Fragment);
-                        8
+                        ipv6_ext::FRAGMENT_LEN
                     }
                     _ => break,
                 };
@@ -372,15 +461,15 @@ fn parse_ip(
 
 /// Ethernet + up to two VLAN tags: returns the IP offset and EtherType.
 fn parse_eth(f: &[u8], mut at: usize, tags: usize) -> Result<(usize, u16), FlushReason> {
-    let mut et = be16(f, at + 12).ok_or(FlushReason::Malformed)?;
-    at += 14;
+    let mut et = be16(f, at + ethernet::ETHERTYPE_OFFSET).ok_or(FlushReason::Malformed)?;
+    at += ethernet::HEADER_LEN;
     let mut n = 0;
     while et == ethertype::VLAN || et == ethertype::QINQ {
         if n >= tags {
             return Err(FlushReason::NotCandidate);
         }
-        et = be16(f, at + 2).ok_or(FlushReason::Malformed)?;
-        at += 4;
+        et = be16(f, at + ethernet::VLAN_ETHERTYPE_OFFSET).ok_or(FlushReason::Malformed)?;
+        at += ethernet::VLAN_TAG_LEN;
         n += 1;
     }
     Ok((at, et))
@@ -401,7 +490,14 @@ pub(crate) fn outer_ip(f: &[u8], link: LinkType) -> Option<Ip> {
         ethertype::IPV6 => true,
         _ => return None,
     };
-    f.get(l3..l3 + if v6 { 40 } else { 20 })?;
+    f.get(
+        l3..l3
+            + if v6 {
+                ipv6::HEADER_LEN
+            } else {
+                ipv4::MIN_HEADER_LEN
+            },
+    )?;
     Some(Ip {
         off: l3 as u16,
         next: l3 as u16,
@@ -415,7 +511,12 @@ pub(crate) fn outer_ip(f: &[u8], link: LinkType) -> Option<Ip> {
 #[inline(always)]
 pub(crate) fn fast_vxlan4(f: &[u8]) -> Option<Parsed> {
     let p = fast_vxlan4_unchecked(f)?;
-    if !ipv4_header_ok(f.get(14..34)?) || !ipv4_header_ok(f.get(64..84)?) {
+    let [outer, inner] = VXLAN4.ip;
+    let ip4 = |at: usize| {
+        f.get(at..at + ipv4::MIN_HEADER_LEN)
+            .is_some_and(ipv4_header_ok)
+    };
+    if !ip4(outer) || !ip4(inner) {
         return None;
     }
     Some(p)
@@ -425,48 +526,54 @@ pub(crate) fn fast_vxlan4(f: &[u8]) -> Option<Parsed> {
 /// flow lookup, as in [`fast_tcp4_unchecked`]).
 #[inline(always)]
 pub(crate) fn fast_vxlan4_unchecked(f: &[u8]) -> Option<Parsed> {
-    let h: &[u8; 104] = f.get(..104)?.try_into().ok()?;
+    let l = VXLAN4;
+    let h: &[u8; VXLAN4_HDR] = f.get(..VXLAN4_HDR)?.try_into().ok()?;
     let n = f.len();
-    let be = |a: u8, b: u8| u16::from_be_bytes([a, b]) as usize;
-    if h[12] != 0x08 || h[13] != 0x00 || h[14] != 0x45 || h[23] != ipproto::UDP {
+    let be = |at: usize| be16(h, at).unwrap_or(0) as usize;
+    // EtherType IPv4 and version 4 / IHL 5 at an Ethernet header at `eth`
+    // whose IPv4 header carries `proto`.
+    let ipv4_at = |eth: usize, ip: usize, proto: u8| {
+        be(eth + ethernet::ETHERTYPE_OFFSET) == ethertype::IPV4 as usize
+            && h[ip] == V4_IHL5
+            && h[ip + ipv4::PROTOCOL_OFFSET] == proto
+    };
+    if !ipv4_at(0, l.ip[0], ipproto::UDP) {
         return None;
     }
-    if be(h[36], h[37]) != port::VXLAN as usize || h[42] & 0x08 == 0 {
+    if be(l.udp + udp::DST_PORT_OFFSET) != port::VXLAN as usize || h[l.vxlan] & vxlan::FLAG_VNI == 0
+    {
         return None;
     }
-    if h[62] != 0x08 || h[63] != 0x00 || h[64] != 0x45 || h[73] != ipproto::TCP {
+    if !ipv4_at(l.inner_l2, l.ip[1], ipproto::TCP) {
         return None;
     }
-    if 14 + be(h[16], h[17]) != n || 34 + be(h[38], h[39]) != n || 64 + be(h[66], h[67]) != n {
+    let total = |ip: usize| ip + be(ip + ipv4::TOTAL_LEN_OFFSET);
+    if total(l.ip[0]) != n || l.udp + be(l.udp + udp::LENGTH_OFFSET) != n || total(l.ip[1]) != n {
         return None;
     }
-    if (h[20] | h[70]) & 0x3F != 0 || h[21] != 0 || h[71] != 0 {
+    let frag = |ip: usize| be(ip + ipv4::FRAG_OFFSET) as u16 & MF_OR_OFFSET;
+    if frag(l.ip[0]) | frag(l.ip[1]) != 0 {
         return None;
     }
-    let doff = (h[96] >> 4) as usize * 4;
-    if doff < 20 || 84 + doff > n || 84 + doff > MAX_HEADER {
+    let doff = tcp_doff(h[l.tcp(tcp::DATA_OFFSET_OFFSET)]);
+    let payload = l.tcp + doff;
+    if doff < tcp::MIN_HEADER_LEN || payload > n || payload > MAX_HEADER {
         return None;
     }
+    let ip = |off: usize| Ip {
+        off: off as u16,
+        next: (off + ipv4::MIN_HEADER_LEN) as u16,
+        v6: false,
+    };
     Some(Parsed {
-        ips: [
-            Ip {
-                off: 14,
-                next: 34,
-                v6: false,
-            },
-            Ip {
-                off: 64,
-                next: 84,
-                v6: false,
-            },
-        ],
+        ips: [ip(l.ip[0]), ip(l.ip[1])],
         n: 2,
         encap: Encap::Vxlan,
-        enc_off: 34,
-        inner_l2: 50,
-        l4: 84,
+        enc_off: l.udp as u16,
+        inner_l2: l.inner_l2 as u16,
+        l4: l.tcp as u16,
         l4kind: L4::Tcp,
-        payload: (84 + doff) as u16,
+        payload: payload as u16,
         end: n as u32,
     })
 }
@@ -499,29 +606,32 @@ pub(crate) fn parse(f: &[u8], link: LinkType, kinds: GroKinds) -> Result<Outcome
     // One tunnel level at most.
     let inner_et = match proto0 {
         ipproto::UDP => {
-            let dport = be16(f, at + 2).ok_or(FlushReason::Malformed)?;
+            let dport = be16(f, at + udp::DST_PORT_OFFSET).ok_or(FlushReason::Malformed)?;
             match dport {
                 port::VXLAN | port::GENEVE if !tunnel_on => return Err(FlushReason::Disabled),
                 port::VXLAN => {
-                    let flags = byte(f, at + 8).ok_or(FlushReason::Malformed)?;
-                    if flags & 0x08 == 0 {
+                    let flags = byte(f, at + udp::HEADER_LEN).ok_or(FlushReason::Malformed)?;
+                    if flags & vxlan::FLAG_VNI == 0 {
                         return Err(FlushReason::NotCandidate);
                     }
                     p.encap = Encap::Vxlan;
                     p.enc_off = at as u16;
-                    at += 16;
+                    at += udp::HEADER_LEN + vxlan::HEADER_LEN;
                     Some(ethertype::TEB)
                 }
                 port::GENEVE => {
-                    let b0 = byte(f, at + 8).ok_or(FlushReason::Malformed)?;
-                    let b1 = byte(f, at + 9).ok_or(FlushReason::Malformed)?;
-                    if b0 >> 6 != 0 || b1 & 0x80 != 0 {
+                    let gn = at + udp::HEADER_LEN;
+                    let b0 = byte(f, gn).ok_or(FlushReason::Malformed)?;
+                    let b1 = byte(f, gn + 1).ok_or(FlushReason::Malformed)?;
+                    // Version 0, not OAM.
+                    if b0 >> 6 != 0 || b1 & geneve::FLAG_OAM != 0 {
                         return Err(FlushReason::NotCandidate);
                     }
-                    let pt = be16(f, at + 10).ok_or(FlushReason::Malformed)?;
+                    let pt = be16(f, gn + geneve::PROTOCOL_OFFSET).ok_or(FlushReason::Malformed)?;
                     p.encap = Encap::Geneve;
                     p.enc_off = at as u16;
-                    at += 16 + (b0 & 0x3F) as usize * 4;
+                    let opts = (b0 & 0x3F) as usize * geneve::OPTION_HEADER_LEN;
+                    at = gn + geneve::FIXED_LEN + opts;
                     Some(pt)
                 }
                 _ => None,
@@ -531,16 +641,16 @@ pub(crate) fn parse(f: &[u8], link: LinkType, kinds: GroKinds) -> Result<Outcome
             return Err(FlushReason::Disabled);
         }
         ipproto::GRE => {
-            let flags = be16(f, at).ok_or(FlushReason::Malformed)?;
-            if flags & !(0x8000 | 0x2000) != 0 {
+            let flags = be16(f, at + gre::FLAGS_OFFSET).ok_or(FlushReason::Malformed)?;
+            if flags & !(gre::FLAG_CHECKSUM | gre::FLAG_KEY) != 0 {
                 return Err(FlushReason::NotCandidate);
             }
-            let pt = be16(f, at + 2).ok_or(FlushReason::Malformed)?;
+            let pt = be16(f, at + gre::PROTOCOL_OFFSET).ok_or(FlushReason::Malformed)?;
             p.encap = Encap::Gre;
             p.enc_off = at as u16;
-            at += 4
-                + if flags & 0x8000 != 0 { 4 } else { 0 }
-                + if flags & 0x2000 != 0 { 4 } else { 0 };
+            // The fixed header, then a 4-byte word per optional field.
+            let word = |bit: u16| if flags & bit != 0 { 4 } else { 0 };
+            at += gre::FIXED_LEN + word(gre::FLAG_CHECKSUM) + word(gre::FLAG_KEY);
             Some(pt)
         }
         ipproto::IPIP => {
@@ -579,30 +689,32 @@ pub(crate) fn parse(f: &[u8], link: LinkType, kinds: GroKinds) -> Result<Outcome
     }
     match proto {
         ipproto::TCP => {
-            let doff = (byte(f, at + 12).ok_or(FlushReason::Malformed)? >> 4) as usize * 4;
-            if doff < 20 || at + doff > end {
+            let doff =
+                tcp_doff(byte(f, at + tcp::DATA_OFFSET_OFFSET).ok_or(FlushReason::Malformed)?);
+            if doff < tcp::MIN_HEADER_LEN || at + doff > end {
                 return Err(FlushReason::Malformed);
             }
             p.l4kind = L4::Tcp;
             p.payload = (at + doff) as u16;
         }
         ipproto::UDP => {
-            if at + 8 > end {
+            if at + udp::HEADER_LEN > end {
                 return Err(FlushReason::Malformed);
             }
-            let ulen = be16(f, at + 4).ok_or(FlushReason::Malformed)? as usize;
+            let ulen = be16(f, at + udp::LENGTH_OFFSET).ok_or(FlushReason::Malformed)? as usize;
             if ulen != end - at {
                 first(&mut defect, FlushReason::LengthMismatch);
             }
             p.l4kind = L4::Udp;
-            p.payload = (at + 8) as u16;
+            p.payload = (at + udp::HEADER_LEN) as u16;
         }
         _ => return Err(FlushReason::NotCandidate),
     }
     p.l4 = at as u16;
     // Tunnel UDP length must match too.
     if matches!(p.encap, Encap::Vxlan | Encap::Geneve) {
-        let ulen = be16(f, p.enc_off as usize + 4).ok_or(FlushReason::Malformed)? as usize;
+        let at = p.enc_off as usize + udp::LENGTH_OFFSET;
+        let ulen = be16(f, at).ok_or(FlushReason::Malformed)? as usize;
         if ulen != end - p.enc_off as usize {
             first(&mut defect, FlushReason::LengthMismatch);
         }
@@ -629,7 +741,8 @@ pub(crate) fn pseudo(f: &[u8], ip: Ip, proto: u8, len: u32) -> Wsum {
     if ip.v6 {
         let mut s = [0u8; 16];
         let mut d = [0u8; 16];
-        if let (Some(a), Some(b)) = (f.get(o + 8..o + 24), f.get(o + 24..o + 40)) {
+        let (src, dst) = (o + ipv6::SRC_OFFSET, o + ipv6::DST_OFFSET);
+        if let (Some(a), Some(b)) = (f.get(src..src + 16), f.get(dst..dst + 16)) {
             s.copy_from_slice(a);
             d.copy_from_slice(b);
         }
@@ -637,7 +750,8 @@ pub(crate) fn pseudo(f: &[u8], ip: Ip, proto: u8, len: u32) -> Wsum {
     } else {
         let mut s = [0u8; 4];
         let mut d = [0u8; 4];
-        if let (Some(a), Some(b)) = (f.get(o + 12..o + 16), f.get(o + 16..o + 20)) {
+        let (src, dst) = (o + ipv4::SRC_OFFSET, o + ipv4::DST_OFFSET);
+        if let (Some(a), Some(b)) = (f.get(src..src + 4), f.get(dst..dst + 4)) {
             s.copy_from_slice(a);
             d.copy_from_slice(b);
         }

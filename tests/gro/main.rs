@@ -7,6 +7,7 @@
 mod support;
 
 mod gro_csum;
+mod gro_fast;
 mod gro_prop;
 mod gro_regress;
 mod gro_rules;
