@@ -176,6 +176,36 @@ fn check_super(sp: &SuperPacket, fed: &mut [Fed], cfg: &GroConfig) {
     }
 }
 
+/// What a caller sees of a super-packet (its public descriptor), not the
+/// engine's private fast-path bookkeeping.
+fn seen(sp: &SuperPacket) -> String {
+    format!(
+        "{:?} {:?} {} {} {:?} {} {:?} {} {} {} {:?}",
+        sp.header(),
+        sp.segments(),
+        sp.seg_count(),
+        sp.gso_size(),
+        sp.gso_type(),
+        sp.fixed_id(),
+        sp.reason(),
+        sp.len(),
+        sp.l4(),
+        sp.payload_offset(),
+        sp.meta(),
+    )
+}
+
+/// The general path's super-packets equal the fast path's, descriptor for
+/// descriptor.
+fn same_output(fast: &[SuperPacket], general: &mut Vec<SuperPacket>) {
+    let a: Vec<String> = fast.iter().map(seen).collect();
+    let b: Vec<String> = general.drain(..).map(|sp| seen(&sp)).collect();
+    assert_eq!(
+        a, b,
+        "fast and general paths emitted different super-packets"
+    );
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut c = Ctl::new(data);
     let kinds = GroKinds::from_bits_truncate(c.u8());
@@ -199,6 +229,13 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = c.u8();
     let mut gro = Gro::<4>::new(cfg);
+    // The same stream through the general path alone: verdicts and
+    // super-packets must be identical (the fast paths are derived, not rules).
+    let mut general = Gro::<4>::new(GroConfig {
+        fast_path: false,
+        ..cfg
+    });
+    let mut out_general: Vec<SuperPacket> = Vec::new();
     let mut flows = [Flow { seq: 1, id: 0 }; 4];
     let mut fed: Vec<Fed> = Vec::new();
     let mut now = 0u64;
@@ -223,12 +260,20 @@ fuzz_target!(|data: &[u8]| {
                 });
                 let f = fed[id as usize].frame.clone();
                 let v = gro.receive(&f, id, CsumMeta::NONE, now, &mut |sp| out.push(sp.clone()));
+                let g = general.receive(&f, id, CsumMeta::NONE, now, &mut |sp| {
+                    out_general.push(sp.clone())
+                });
+                assert_eq!(v, g, "fast and general paths disagree on frame {id}");
                 fed[id as usize].held = matches!(v, Verdict::Held(_));
             }
-            11 => gro.flush_all(&mut |sp| out.push(sp.clone())),
+            11 => {
+                gro.flush_all(&mut |sp| out.push(sp.clone()));
+                general.flush_all(&mut |sp| out_general.push(sp.clone()));
+            }
             12 => {
                 now += u64::from(flow % 3);
                 gro.tick(now, &mut |sp| out.push(sp.clone()));
+                general.tick(now, &mut |sp| out_general.push(sp.clone()));
             }
             _ => {
                 let fl = flow % 4;
@@ -279,6 +324,10 @@ fuzz_target!(|data: &[u8]| {
                 });
                 let f = &fed[id as usize].frame;
                 let v = gro.receive(f, id, meta.clone(), now, &mut |sp| out.push(sp.clone()));
+                let g = general.receive(f, id, meta.clone(), now, &mut |sp| {
+                    out_general.push(sp.clone())
+                });
+                assert_eq!(v, g, "fast and general paths disagree on frame {id}");
                 match v {
                     Verdict::Held(_) => fed[id as usize].held = true,
                     Verdict::PassUp { meta: up, .. } => {
@@ -300,11 +349,14 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
         }
+        same_output(&out, &mut out_general);
         for sp in out.drain(..) {
             check_super(&sp, &mut fed, &cfg);
         }
     }
     gro.flush_all(&mut |sp| out.push(sp.clone()));
+    general.flush_all(&mut |sp| out_general.push(sp.clone()));
+    same_output(&out, &mut out_general);
     for sp in out.drain(..) {
         check_super(&sp, &mut fed, &cfg);
     }
