@@ -120,7 +120,7 @@ fuzz_target!(|data: &[u8]| {
         3 => {
             state::receive(DeviceReport::Complete {
                 // The `Packet` convention: a Complete sum covers `bytes[at..]`.
-            csum: oracle::wsum_of(&bytes[at..]),
+                csum: oracle::wsum_of(&bytes[at..]),
             })
             .meta
         }

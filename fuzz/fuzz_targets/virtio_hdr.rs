@@ -19,11 +19,11 @@
 #[allow(dead_code)]
 #[path = "../src/common.rs"]
 mod common;
+#[path = "../../tests/state/virtio_linux_rules/linux.rs"]
+mod linux;
 #[allow(dead_code)]
 #[path = "../../tests/support/oracle.rs"]
 mod oracle;
-#[path = "../../tests/state/virtio_linux_rules/linux.rs"]
-mod linux;
 
 use libfuzzer_sys::fuzz_target;
 use netoffload::state::paravirt::dpdk::{self, TxOffload, TxSeedMode};
