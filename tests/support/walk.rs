@@ -939,9 +939,17 @@ fn start(
             };
             // An honest guest points at a checksum field and seeds it.
             // (virtio carries Internet checksums only: never an SCTP CRC).
+            // It sends nothing non-zero after the datagram either: a fill runs
+            // to the end of the frame (`skb->len`), and only a parsed frame lets
+            // `to_meta` see where the datagram ends.
             let honest_field = matches!(field, Field::Seed)
                 && matches!(start, VirtioStart::Site(_))
-                && target.is_some_and(|s| s.proto != Proto::Sctp);
+                && target.is_some_and(|s| {
+                    s.proto != Proto::Sctp
+                        && bytes
+                            .get(s.end..)
+                            .is_some_and(|t| t.iter().all(|&b| b == 0))
+                });
             if *needs_csum && let Some(s) = target {
                 make_local(bytes, link, &s, *field);
             }
