@@ -815,3 +815,31 @@ proptest! {
         }
     }
 }
+
+/// Stricter than Linux: a `NEEDS_CSUM` frame with non-zero bytes after its IP
+/// datagram is refused, since the fill runs to the frame's end and would sum
+/// them in (found by the `state_ops` fuzz target: an ICMP frame with 217
+/// bytes of trailing junk, seed verified, was called a sound `Partial`).
+/// Zero padding (Ethernet's minimum frame) adds nothing and is accepted.
+#[test]
+fn stricter_non_zero_bytes_after_the_datagram_are_refused() {
+    let (spec, frame) = tcp4_partial(100);
+    let h = needs_csum(spec);
+    for p in policies(spec.link()) {
+        let mut zeros = frame.clone();
+        zeros.extend_from_slice(&[0; 20]);
+        assert_eq!(linux_says(&h, &zeros, &p), None);
+        assert!(h.to_meta(&zeros, &p).is_ok(), "zero padding under {p:?}");
+        let mut junk = frame.clone();
+        junk.extend_from_slice(&[0x5a; 20]);
+        assert_eq!(linux_says(&h, &junk, &p), None);
+        assert_eq!(
+            h.to_meta(&junk, &p).err(),
+            Some(BoundaryError::forbidden(
+                MetaField::Packet,
+                Rule::BytesAfterDatagram
+            )),
+            "junk after the datagram under {p:?}"
+        );
+    }
+}

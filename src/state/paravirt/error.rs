@@ -171,10 +171,13 @@ pub enum Rule {
     /// DPDK (this crate): an L4 request on an IP fragment (its checksum covers
     /// the whole datagram, not this fragment).
     DpdkL4OnFragment,
-    /// DPDK (this crate): bytes after the IP datagram (Ethernet padding) that
-    /// the NIC would sum in, as a `Partial` fill does (it runs to the end of
-    /// the data): any for SCTP's CRC32c, non-zero ones for an Internet checksum.
-    DpdkBytesAfterDatagram,
+    /// Bytes after the IP datagram (Ethernet padding) that a `Partial` fill
+    /// would sum in (it runs to the end of the data, as a NIC and Linux's
+    /// `skb_checksum_help` do): any for SCTP's CRC32c, non-zero ones for an
+    /// Internet checksum. This crate's rule for every boundary that hands out
+    /// a `Partial` (DPDK transmit, virtio `NEEDS_CSUM`); Linux trims on
+    /// `ip_rcv` but forwards untrimmed.
+    BytesAfterDatagram,
 }
 
 /// A refused metadata value: the field and what is wrong with it.
@@ -353,9 +356,7 @@ impl fmt::Display for Rule {
             Rule::DpdkOuterIpChecksumWithoutOuterIpv4 => "TX_OUTER_IP_CKSUM needs TX_OUTER_IPV4",
             Rule::DpdkBothIpVersions => "TX_IPV4 and TX_IPV6 cannot both be set",
             Rule::DpdkL4OnFragment => "an L4 checksum request cannot go on an IP fragment",
-            Rule::DpdkBytesAfterDatagram => {
-                "bytes after the IP datagram would be summed in by the NIC"
-            }
+            Rule::BytesAfterDatagram => "bytes after the IP datagram would be summed in by the NIC",
         })
     }
 }

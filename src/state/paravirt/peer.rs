@@ -5,6 +5,7 @@
 use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 
 use super::error::{BoundaryError, MetaField, Rule};
+use crate::wire::Layers;
 
 /// A peer's `Partial` (virtio `NEEDS_CSUM`, Xen `csum_blank`): its own locally
 /// generated data, so the field is blank (to be filled) and the data is as
@@ -101,4 +102,28 @@ pub(crate) fn claim(meta: &CsumMeta) -> Claim {
         }
         _ => Claim::Unknown,
     }
+}
+
+/// Refuses bytes after the datagram at `layers` (Ethernet padding) that a
+/// `Partial` fill would sum in: it runs to the end of the data, as a NIC does,
+/// so only zeros (which add nothing to an Internet checksum, but change a
+/// CRC32c) may follow. Linux trims them in `ip_rcv`, but not before a fill on
+/// the forwarding path.
+pub(crate) fn check_padding(
+    frame: &[u8],
+    layers: &Layers,
+    kind: PartialKind,
+) -> Result<(), BoundaryError> {
+    let pad = frame.get(layers.end..).unwrap_or(&[]);
+    let summed_in = match kind {
+        PartialKind::Inet => pad.iter().any(|&b| b != 0),
+        PartialKind::Crc32c => !pad.is_empty(),
+    };
+    if summed_in {
+        return Err(BoundaryError::forbidden(
+            MetaField::Packet,
+            Rule::BytesAfterDatagram,
+        ));
+    }
+    Ok(())
 }

@@ -7,10 +7,11 @@ use crate::state::paravirt::setup::{
     check_udp_length, field_at, layers_fit, pseudo_len, pseudo_seed, transport_csum_field,
 };
 use crate::state::paravirt::virtio::{GsoKind, SuperPacket};
-use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::state::{CsumFlags, CsumMeta, CsumState};
 use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
 
 use super::{OuterTx, TxOffload, bits_len, ol, validate_tx_offload};
+use crate::state::paravirt::peer::check_padding;
 
 /// Which pseudo-header seed a segmentation request carries.
 ///
@@ -54,29 +55,6 @@ pub(super) fn seed_of(frame: &[u8], layers: &Layers, length: SeedLength) -> Opti
             csum::replace_seed(full, &len, &[0; 4])
         }
     })
-}
-
-/// Refuses bytes after the datagram at `layers` (Ethernet padding) that a
-/// NIC would sum in: it runs an L4 checksum to the end of the data, as a
-/// `Partial` fill does, so only zeros (which add nothing to an Internet
-/// checksum, but change a CRC32c) may follow.
-pub(super) fn check_padding(
-    frame: &[u8],
-    layers: &Layers,
-    kind: PartialKind,
-) -> Result<(), BoundaryError> {
-    let pad = frame.get(layers.end..).unwrap_or(&[]);
-    let summed_in = match kind {
-        PartialKind::Inet => pad.iter().any(|&b| b != 0),
-        PartialKind::Crc32c => !pad.is_empty(),
-    };
-    if summed_in {
-        return Err(BoundaryError::forbidden(
-            MetaField::Packet,
-            Rule::DpdkBytesAfterDatagram,
-        ));
-    }
-    Ok(())
 }
 
 /// Writes `value` into the two bytes at `at` (callers checked the bounds).

@@ -9,8 +9,9 @@ use crate::state::paravirt::virtio::GsoKind;
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
 
-use super::tx::{SeedLength, check_padding, put, seed_of};
+use super::tx::{SeedLength, put, seed_of};
 use super::{TunnelType, TxOffload, ol, validate_tx_offload};
+use crate::state::paravirt::peer::check_padding;
 
 /// What [`tx_to_meta`] does about the L4 field of an accepted L4 request.
 ///

@@ -8,7 +8,9 @@ use crate::wire::{self, Layers, LinkType, Net, Transport};
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
 use super::linux_rules;
 use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
-use crate::state::paravirt::peer::{DataValidAs, data_valid_meta as data_valid_meta_as};
+use crate::state::paravirt::peer::{
+    DataValidAs, check_padding, data_valid_meta as data_valid_meta_as,
+};
 use crate::state::paravirt::setup::{
     SeedCheck, SeedSkip, check_seed, check_udp_length, checksum_setup, transport_csum_field,
 };
@@ -282,6 +284,8 @@ fn check_partial(
             Rule::StartBeforeTransport,
         ));
     }
+    // Stricter than Linux: a fill would sum the padding in.
+    check_padding(frame, l, PartialKind::Inet)?;
     if start > l.l4 {
         return Ok(SeedCheck::Skipped(SeedSkip::StartNotAtTransport));
     }
