@@ -46,6 +46,9 @@
 //! - virtio headers meet Linux's own rules first, under every policy, parsed
 //!   frame or not (`nh_min_len` counted from the network header: stricter),
 //!   and `from_meta` never hands out offsets they refuse.
+//! - No boundary hands out a `Partial` over non-zero bytes after the IP
+//!   datagram (`peer::check_padding`, `Rule::BytesAfterDatagram`): a fill runs
+//!   to the end of the data and would sum them in.
 //! - GSO from a peer is checked as Linux does since the syzbot reports (known
 //!   type, ECN only on TCP, a sane `gso_size`, type matching the parsed
 //!   packet, not a fragment, `csum_start` at the transport header); segment
