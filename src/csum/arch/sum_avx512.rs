@@ -199,43 +199,86 @@ pub(super) unsafe fn sum(data: &[u8]) -> u64 {
     fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
 }
 
-/// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
-/// plus the vectors `extra` and `extra2`: four vectors per round into two
-/// accumulator pairs.
+/// Copies and sums four vectors (`sb`, `db` are `4 * V` bytes): loads first,
+/// then stores, then the adds into both accumulator pairs.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64 {
-    let mut acc = Acc::new();
-    acc.add1(extra);
-    acc.add0(extra2);
-    let mut s = src.chunks_exact(4 * V);
-    let mut d = dst.chunks_exact_mut(4 * V);
-    for (sb, db) in (&mut s).zip(&mut d) {
-        let (v0, v1) = (load(arr(&sb[..V])), load(arr(&sb[V..2 * V])));
-        let (v2, v3) = (load(arr(&sb[2 * V..3 * V])), load(arr(&sb[3 * V..])));
-        let (d01, d23) = db.split_at_mut(2 * V);
-        let (d0, d1) = d01.split_at_mut(V);
-        let (d2, d3) = d23.split_at_mut(V);
-        for (dc, v) in [(d0, v0), (d1, v1), (d2, v2), (d3, v3)] {
-            if let Some(dc) = dc.first_chunk_mut::<V>() {
-                store(dc, v);
-            }
-        }
-        acc.add0(v0);
-        acc.add1(v1);
-        acc.add0(v2);
-        acc.add1(v3);
-    }
-    let rs = s.remainder().chunks_exact(V);
-    let rd = d.into_remainder().chunks_exact_mut(V);
-    for (sc, dc) in rs.zip(rd) {
-        let v = load(arr(sc));
+fn copy_block(acc: &mut Acc, sb: &[u8], db: &mut [u8]) {
+    let (v0, v1) = (load(arr(&sb[..V])), load(arr(&sb[V..2 * V])));
+    let (v2, v3) = (load(arr(&sb[2 * V..3 * V])), load(arr(&sb[3 * V..])));
+    let (d01, d23) = db.split_at_mut(2 * V);
+    let (d0, d1) = d01.split_at_mut(V);
+    let (d2, d3) = d23.split_at_mut(V);
+    for (dc, v) in [(d0, v0), (d1, v1), (d2, v2), (d3, v3)] {
         if let Some(dc) = dc.first_chunk_mut::<V>() {
             store(dc, v);
         }
-        acc.add0(v);
+    }
+    acc.add0(v0);
+    acc.add1(v1);
+    acc.add0(v2);
+    acc.add1(v3);
+}
+
+/// Copies and sums one vector.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn copy_vec(acc: &mut Acc, sc: &[u8], dc: &mut [u8]) {
+    let v = load(arr(sc));
+    if let Some(dc) = dc.first_chunk_mut::<V>() {
+        store(dc, v);
+    }
+    acc.add0(v);
+}
+
+/// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
+/// plus the vectors `extra` and `extra2`: four vectors per round into two
+/// accumulator pairs, from the front or (`backward`) from the end. Every
+/// vector lies a multiple of `V` from the body's start either way, so the
+/// sum is the same.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i, backward: bool) -> u64 {
+    let mut acc = Acc::new();
+    acc.add1(extra);
+    acc.add0(extra2);
+    if backward {
+        let mut s = src.rchunks_exact(4 * V);
+        let mut d = dst.rchunks_exact_mut(4 * V);
+        for (sb, db) in (&mut s).zip(&mut d) {
+            copy_block(&mut acc, sb, db);
+        }
+        let rs = s.remainder().rchunks_exact(V);
+        let rd = d.into_remainder().rchunks_exact_mut(V);
+        for (sc, dc) in rs.zip(rd) {
+            copy_vec(&mut acc, sc, dc);
+        }
+    } else {
+        let mut s = src.chunks_exact(4 * V);
+        let mut d = dst.chunks_exact_mut(4 * V);
+        for (sb, db) in (&mut s).zip(&mut d) {
+            copy_block(&mut acc, sb, db);
+        }
+        let rs = s.remainder().chunks_exact(V);
+        let rd = d.into_remainder().chunks_exact_mut(V);
+        for (sc, dc) in rs.zip(rd) {
+            copy_vec(&mut acc, sc, dc);
+        }
     }
     acc.reduce()
+}
+
+/// True when a forward copy would let loads of `src` alias recent stores to
+/// `dst` in the low 12 address bits ("4 KiB aliasing": the core then treats
+/// the load as depending on the older store and waits). A load at `src + i`
+/// meets the store at `dst + i - d` where `d = (dst - src) mod 4096`: forward
+/// is safe when `d` is 0 or far (at least half a page), otherwise copying from
+/// the end puts the aliasing store `4096 - d` bytes away, beyond the loads'
+/// reach ahead of the stores. (glibc's memmove flips direction on the same test.)
+#[inline(always)]
+fn backward_avoids_aliasing(src: &[u8], dst: &[u8]) -> bool {
+    let d = (dst.as_ptr() as usize).wrapping_sub(src.as_ptr() as usize) & 4095;
+    d != 0 && d < 2048
 }
 
 /// Copies `src` into `dst` (equal lengths) and returns the raw sum.
@@ -278,12 +321,13 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
         src.get(h..h + body_len).unwrap_or(&[]),
         dst.get_mut(h..h + body_len).unwrap_or(&mut []),
     );
+    let backward = backward_avoids_aliasing(s, d);
     let mut body_sum = 0u64;
     loop {
         let n = s.len().min(PIECE);
         let (sp, st) = s.split_at(n);
         let (dp, dt) = core::mem::take(&mut d).split_at_mut(n);
-        body_sum = fold64(body_sum + copy_body(sp, dp, extra, tail)) as u64;
+        body_sum = fold64(body_sum + copy_body(sp, dp, extra, tail, backward)) as u64;
         extra = _mm512_setzero_si512();
         tail = extra;
         s = st;

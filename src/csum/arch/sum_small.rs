@@ -1,0 +1,73 @@
+//! Short-slice sum (at most `scalar::SMALL` bytes) for x86-64: plain 32-bit
+//! loads into four independent 64-bit accumulators, no carry chain.
+//!
+//! Why not Linux's `add`/`adc` chain: every `adc` waits on the previous one's
+//! carry flag, so 64 bytes cost a 9-deep serial chain; zero-extended u32 words
+//! added into u64 accumulators cannot overflow (`init` and at most 17 more terms,
+//! each below `2^32`), need no carry, and four accumulators let the adds
+//! run side by side. The invariant is `scalar::sum_small`'s: the result is
+//! `≡ init + Σ u32 words (mod 2^32 - 1)` and zero only when every term is.
+//! No `unsafe` here; it lives in `arch` because it is x86-64's choice.
+
+/// The u32 word at the start of a 4-byte chunk, in host order, widened.
+#[inline(always)]
+fn w32(c: &[u8; 4]) -> u64 {
+    u32::from_ne_bytes(*c) as u64
+}
+
+/// The four u32 words of a 16-byte chunk.
+#[inline(always)]
+fn words16(c: &[u8; 16]) -> [u64; 4] {
+    let (a, r) = c.split_first_chunk::<4>().unwrap_or((&[0; 4], &[]));
+    let (b, r) = r.split_first_chunk::<4>().unwrap_or((&[0; 4], &[]));
+    let (cc, r) = r.split_first_chunk::<4>().unwrap_or((&[0; 4], &[]));
+    let d = r.first_chunk::<4>().unwrap_or(&[0; 4]);
+    [w32(a), w32(b), w32(cc), w32(d)]
+}
+
+/// The last `rest.len()` (1..=3) bytes of `data` as the u32 word they start
+/// (the data's u32 grid begins at byte 0), zero-padded: one overlapping
+/// 4-byte load shifted down when `data` has 4 bytes, else assembled.
+#[inline(always)]
+fn tail_word(data: &[u8], rest: &[u8]) -> u64 {
+    let r = rest.len() & 3;
+    if let Some(last) = data.last_chunk::<4>() {
+        // x86-64 is little-endian: the last bytes are the high ones.
+        return (u32::from_le_bytes(*last) >> (32 - 8 * r as u32)) as u64;
+    }
+    let mut b = [0u8; 4];
+    for (d, s) in b.iter_mut().zip(rest) {
+        *d = *s;
+    }
+    w32(&b)
+}
+
+/// `init` plus the raw sum of `data` (any length; meant for at most
+/// `scalar::SMALL` bytes: the accumulators are sized for that, see the module
+/// docs; `init < 2^32`).
+#[inline(always)]
+pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
+    let mut acc = [init, 0, 0, 0];
+    let mut rest = data;
+    while let Some((c, r)) = rest.split_first_chunk::<16>() {
+        for (a, w) in acc.iter_mut().zip(words16(c)) {
+            *a += w;
+        }
+        rest = r;
+    }
+    if let Some((c, r)) = rest.split_first_chunk::<8>() {
+        let (x, y) = c.split_first_chunk::<4>().unwrap_or((&[0; 4], &[]));
+        acc[0] += w32(x);
+        acc[1] += y.first_chunk::<4>().map_or(0, w32);
+        rest = r;
+    }
+    if let Some((c, r)) = rest.split_first_chunk::<4>() {
+        acc[2] += w32(c);
+        rest = r;
+    }
+    if !rest.is_empty() {
+        acc[3] += tail_word(data, rest);
+    }
+    // Cannot overflow: see the module docs.
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
