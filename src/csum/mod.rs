@@ -65,6 +65,14 @@ pub fn partial(data: &[u8], init: Wsum) -> Wsum {
         // invariant is the same unique representative (see `scalar::fold64`).
         return Wsum::new(scalar::fold64(arch::sum_small(data, init.get() as u64)));
     }
+    partial_long(data, init)
+}
+
+/// [`partial`] above `scalar::SMALL` bytes: the dispatch and the vector
+/// kernels, kept out of line so the short path inlines into callers without
+/// the long path's register saves.
+#[inline(never)]
+fn partial_long(data: &[u8], init: Wsum) -> Wsum {
     scalar::raw_to_wsum(arch::sum(data), init)
 }
 

@@ -325,4 +325,34 @@ mod tests {
             }
         }
     }
+
+    /// Every CRC level against the table kernel around one and two hybrid
+    /// chunks of the VPCLMULQDQ kernel (whatever its size is), and at every
+    /// tail length the 64-, 16- and 8-byte steps leave after the folds.
+    #[test]
+    fn crc_levels_equal_table_around_hybrid_chunks() {
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+        let chunk = crc_vpclmul::HY_CHUNK;
+        #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
+        let chunk = 8192;
+        let mut buf = [0u8; 2 * 10_000 + 600];
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (i as u32).wrapping_mul(0x9E37_79B9).rotate_left(11) as u8;
+        }
+        let around = |c: usize| (c - 70..c + 330).step_by(3);
+        let short = (500..900).step_by(1);
+        for len in around(chunk).chain(around(2 * chunk)).chain(short) {
+            if len + 7 > buf.len() {
+                continue;
+            }
+            let d = &buf[len % 7..len % 7 + len];
+            let init = (len as u32).wrapping_mul(0x0101_0101);
+            let want = crc::update_table(init, d);
+            for level in CrcLevel::ALL {
+                if check_crc_level(level).is_ok() {
+                    assert_eq!(crc_checked(level, init, d), want, "{level:?} len {len}");
+                }
+            }
+        }
+    }
 }

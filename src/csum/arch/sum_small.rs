@@ -25,6 +25,22 @@ fn words16(c: &[u8; 16]) -> [u64; 4] {
     [w32(a), w32(b), w32(cc), w32(d)]
 }
 
+/// Adds the four u32 words of 16 bytes, one per accumulator.
+#[inline(always)]
+fn add16(acc: &mut [u64; 4], c: &[u8; 16]) {
+    for (a, w) in acc.iter_mut().zip(words16(c)) {
+        *a += w;
+    }
+}
+
+/// Adds the eight u32 words of 32 bytes, two per accumulator.
+#[inline(always)]
+fn add32(acc: &mut [u64; 4], c: &[u8; 32]) {
+    let (x, y) = c.split_at(16);
+    add16(acc, x.first_chunk::<16>().unwrap_or(&[0; 16]));
+    add16(acc, y.first_chunk::<16>().unwrap_or(&[0; 16]));
+}
+
 /// The last `rest.len()` (1..=3) bytes of `data` as the u32 word they start
 /// (the data's u32 grid begins at byte 0), zero-padded: one overlapping
 /// 4-byte load shifted down when `data` has 4 bytes, else assembled.
@@ -35,10 +51,12 @@ fn tail_word(data: &[u8], rest: &[u8]) -> u64 {
         // x86-64 is little-endian: the last bytes are the high ones.
         return (u32::from_le_bytes(*last) >> (32 - 8 * r as u32)) as u64;
     }
-    let mut b = [0u8; 4];
-    for (d, s) in b.iter_mut().zip(rest) {
-        *d = *s;
-    }
+    let b = match *rest {
+        [x] => [x, 0, 0, 0],
+        [x, y] => [x, y, 0, 0],
+        [x, y, z, ..] => [x, y, z, 0],
+        [] => [0; 4],
+    };
     w32(&b)
 }
 
@@ -49,10 +67,20 @@ fn tail_word(data: &[u8], rest: &[u8]) -> u64 {
 pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
     let mut acc = [init, 0, 0, 0];
     let mut rest = data;
-    while let Some((c, r)) = rest.split_first_chunk::<16>() {
-        for (a, w) in acc.iter_mut().zip(words16(c)) {
-            *a += w;
+    // Up to 64 bytes: two 32-byte steps with no loop counter; the loop after
+    // them only runs for longer input.
+    for _ in 0..2 {
+        if let Some((c, r)) = rest.split_first_chunk::<32>() {
+            add32(&mut acc, c);
+            rest = r;
         }
+    }
+    while let Some((c, r)) = rest.split_first_chunk::<32>() {
+        add32(&mut acc, c);
+        rest = r;
+    }
+    if let Some((c, r)) = rest.split_first_chunk::<16>() {
+        add16(&mut acc, c);
         rest = r;
     }
     if let Some((c, r)) = rest.split_first_chunk::<8>() {
