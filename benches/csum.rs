@@ -291,10 +291,44 @@ fn bench_small_interleaved(_c: &mut Criterion) {
     }
 }
 
+/// Long sums against the read limit (a wrapping u64 sum: not a checksum,
+/// only how fast the bytes can be read) and the fastest peers, interleaved.
+fn bench_sum_interleaved(_c: &mut Criterion) {
+    for len in [1500usize, 9000] {
+        for off in ALIGNS {
+            let title = format!("sum_{len}_off{off}");
+            if !interleave::selected(&title) {
+                continue;
+            }
+            let buf = PageBuf::new(len, 64 + off, 3);
+            let d = buf.get();
+            let mut cases = vec![
+                Case::new("ours_partial", || {
+                    black_box(csum::partial(black_box(d), Wsum::ZERO));
+                }),
+                Case::new("limit_wrapping_u64", || {
+                    black_box(wrapping_u64(black_box(d)));
+                }),
+                Case::new("peer_smoltcp", || {
+                    black_box(smoltcp::wire::checksum::data(black_box(d)));
+                }),
+            ];
+            #[cfg(target_arch = "x86_64")]
+            cases.push(Case::new("peer_linux_adc", || {
+                black_box(linux_adc(black_box(d), 0));
+            }));
+            interleave::table(&title, &mut cases, 300_000.0, 31);
+        }
+    }
+}
+
 /// One copy table: `copy_from_slice` first (ratios are "x memcpy"), then the
 /// fused copy, copy-then-sum and the sum alone; each copy writes its own
 /// destination buffer at the same offsets.
 fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
+    if !interleave::selected(title) {
+        return;
+    }
     let src = PageBuf::new(len, src_off, 1);
     let s = src.get();
     let mut d1 = PageBuf::new(len, dst_off, 2);
@@ -369,5 +403,10 @@ fn bench_copy_interleaved(_c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_partial, bench_copy);
-criterion_group!(interleaved, bench_small_interleaved, bench_copy_interleaved);
+criterion_group!(
+    interleaved,
+    bench_small_interleaved,
+    bench_sum_interleaved,
+    bench_copy_interleaved
+);
 criterion_main!(benches, interleaved);
