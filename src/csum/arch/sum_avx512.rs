@@ -297,9 +297,13 @@ fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i, backwa
             copy_vec(&mut acc, sc, dc);
         }
     } else {
+        let long = src.len() >= PREFETCH_FROM;
         let mut s = src.chunks_exact(4 * V);
         let mut d = dst.chunks_exact_mut(4 * V);
         for (sb, db) in (&mut s).zip(&mut d) {
+            if long {
+                prefetch_for_write(db);
+            }
             copy_block(&mut acc, sb, db);
         }
         let rs = s.remainder().chunks_exact(V);
@@ -309,6 +313,35 @@ fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i, backwa
         }
     }
     acc.reduce()
+}
+
+/// Body length from which the forward copy asks for destination lines ahead
+/// (beyond L1, where each store otherwise waits for its line's read for
+/// ownership).
+const PREFETCH_FROM: usize = 16 * 1024;
+/// How far ahead of the stores the destination lines are requested.
+const PREFETCH_AHEAD: usize = 1024;
+
+/// Requests the four destination lines [`PREFETCH_AHEAD`] bytes after the
+/// block `db` with intent to write (`prefetchw`).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn prefetch_for_write(db: &[u8]) {
+    let p = db.as_ptr().wrapping_add(PREFETCH_AHEAD);
+    for line in 0..4 {
+        // SAFETY: `prefetchw` is a hint: it never faults and changes no
+        // memory or register, so an address past the slice is harmless
+        // (`wrapping_add` makes no in-bounds claim). This runs only where
+        // AVX-512BW was detected, and every such CPU has PRFCHW (inline asm
+        // because `_mm_prefetch` emits `prefetcht0` without that feature).
+        unsafe {
+            core::arch::asm!(
+                "prefetchw byte ptr [{p}]",
+                p = in(reg) p.wrapping_add(64 * line),
+                options(nostack, preserves_flags, readonly),
+            );
+        }
+    }
 }
 
 /// True when a forward copy would let loads of `src` alias recent stores to
