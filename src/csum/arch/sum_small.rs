@@ -9,6 +9,11 @@
 //! `≡ init + Σ u32 words (mod 2^32 - 1)` and zero only when every term is.
 //! No `unsafe` here; it lives in `arch` because it is x86-64's choice.
 
+use core::arch::x86_64::{
+    __m128i, _mm_add_epi64, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_setzero_si128, _mm_slli_epi64,
+    _mm_srli_epi64, _mm_sub_epi64, _mm_unpackhi_epi64,
+};
+
 /// The u32 word at the start of a 4-byte chunk, in host order, widened.
 #[inline(always)]
 fn w32(c: &[u8; 4]) -> u64 {
@@ -33,14 +38,6 @@ fn add16(acc: &mut [u64; 4], c: &[u8; 16]) {
     }
 }
 
-/// Adds the eight u32 words of 32 bytes, two per accumulator.
-#[inline(always)]
-fn add32(acc: &mut [u64; 4], c: &[u8; 32]) {
-    let (x, y) = c.split_at(16);
-    add16(acc, x.first_chunk::<16>().unwrap_or(&[0; 16]));
-    add16(acc, y.first_chunk::<16>().unwrap_or(&[0; 16]));
-}
-
 /// The last `rest.len()` (1..=3) bytes of `data` as the u32 word they start
 /// (the data's u32 grid begins at byte 0), zero-padded: one overlapping
 /// 4-byte load shifted down when `data` has 4 bytes, else assembled.
@@ -60,26 +57,57 @@ fn tail_word(data: &[u8], rest: &[u8]) -> u64 {
     w32(&b)
 }
 
+/// Two u64 lane accumulators of 16-byte chunks (SSE2, part of x86-64 itself):
+/// `b += v` (wrapping) and `a += v >> 32`, as in `sum_lanes`.
+#[derive(Clone, Copy)]
+struct Lanes {
+    b: __m128i,
+    a: __m128i,
+}
+
+impl Lanes {
+    #[inline(always)]
+    fn add(&mut self, c: &[u8; 16]) {
+        // SAFETY: `c` is 16 readable bytes and `loadu` has no alignment
+        // requirement; SSE2 is part of every x86-64 CPU (this module is
+        // compiled for x86-64 only), so the SSE2 intrinsics may run.
+        unsafe {
+            let v = _mm_loadu_si128(c.as_ptr().cast());
+            self.b = _mm_add_epi64(self.b, v);
+            self.a = _mm_add_epi64(self.a, _mm_srli_epi64::<32>(v));
+        }
+    }
+
+    /// `Σlo + Σhi` over both lanes (at most 4 chunks: `< 2^36`).
+    #[inline(always)]
+    fn total(self) -> u64 {
+        // SAFETY: register-only SSE2 operations; SSE2 is part of every x86-64 CPU.
+        unsafe {
+            let lo = _mm_sub_epi64(self.b, _mm_slli_epi64::<32>(self.a));
+            let t = _mm_add_epi64(lo, self.a);
+            let t = _mm_add_epi64(t, _mm_unpackhi_epi64(t, t));
+            _mm_cvtsi128_si64(t) as u64
+        }
+    }
+}
+
 /// `init` plus the raw sum of `data` (any length; meant for at most
 /// `scalar::SMALL` bytes: the accumulators are sized for that, see the module
 /// docs; `init < 2^32`).
 #[inline(always)]
 pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
+    // SAFETY: a register-only SSE2 operation; SSE2 is part of every x86-64 CPU.
+    let z = unsafe { _mm_setzero_si128() };
+    let mut lanes = Lanes { b: z, a: z };
     let mut acc = [init, 0, 0, 0];
     let mut rest = data;
-    // Up to 64 bytes: two 32-byte steps with no loop counter; the loop after
-    // them only runs for longer input.
-    for _ in 0..2 {
-        if let Some((c, r)) = rest.split_first_chunk::<32>() {
-            add32(&mut acc, c);
+    for _ in 0..4 {
+        if let Some((c, r)) = rest.split_first_chunk::<16>() {
+            lanes.add(c);
             rest = r;
         }
     }
-    while let Some((c, r)) = rest.split_first_chunk::<32>() {
-        add32(&mut acc, c);
-        rest = r;
-    }
-    if let Some((c, r)) = rest.split_first_chunk::<16>() {
+    while let Some((c, r)) = rest.split_first_chunk::<16>() {
         add16(&mut acc, c);
         rest = r;
     }
@@ -97,5 +125,5 @@ pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
         acc[3] += tail_word(data, rest);
     }
     // Cannot overflow: see the module docs.
-    (acc[0] + acc[1]) + (acc[2] + acc[3])
+    lanes.total() + (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
