@@ -11,10 +11,11 @@
 //! rotated back left by the same amount. `copy` from 64 bytes up uses no
 //! masked memory access: see its docs.
 //!
-//! Accumulators as in `sum_avx2`: `b += v` (wrapping u64 lanes) and
-//! `a += v >> 32`. Carry bound: a piece of at most `2^30` bytes gives each of
-//! the two accumulator pairs at most `2^23 + 2` vectors (loads, the head and
-//! the tail), so `Σlo` and `Σhi = a` stay below `2^56` per lane and
+//! Accumulation: four vectors at a time through a carry-save tree (`Tree`),
+//! whose weight-4 carries and the single vectors reach lane adders as in
+//! `sum_avx2`: `b += v` (wrapping u64 lanes) and `a += v >> 32`. Carry bound:
+//! a piece of at most `2^30` bytes gives each adder pair at most `2^22 + 5`
+//! vectors, so `Σlo` and `Σhi = a` stay below `2^55` per lane and
 //! `b - (a << 32) (mod 2^64)` is `Σlo` exactly.
 
 use core::arch::x86_64::{
@@ -125,17 +126,8 @@ impl Acc {
         self.a1 = _mm512_add_epi64(self.a1, _mm512_srli_epi64::<32>(v));
     }
 
-    /// Raw sum of the accumulated lanes. The pairs are merged first (`Σlo`,
-    /// `Σhi < 2^57` per lane), each lane becomes `Σlo + Σhi = b - (a << 32) + a`
-    /// (`< 2^58`), and the eight lanes add to `< 2^61`: no overflow, zero only
-    /// when every word is zero.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn reduce(self) -> u64 {
-        _mm512_reduce_add_epi64(self.lanes()) as u64
-    }
-
-    /// The per-lane values `Σlo + Σhi` (each `< 2^58`) before the final add.
+    /// The per-lane values `Σlo + Σhi`: the pairs are merged first (`Σlo`,
+    /// `Σhi < 2^57` per lane), each lane becomes `b - (a << 32) + a` (`< 2^58`).
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn lanes(self) -> __m512i {
@@ -168,47 +160,88 @@ fn arr(c: &[u8]) -> &[u8; V] {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn sum_piece(data: &[u8], extra: __m512i) -> u64 {
-    // Carry-save tree (Harley-Seal): per 256-byte block, `ones` absorbs the
-    // four vectors in two adders, their two weight-2 carries go into `twos`,
-    // and only the one weight-4 carry per block reaches the 64-bit lane
-    // adders: about 2.25 vector operations per 64 bytes instead of 3, and
-    // none of them a shift (fewer execution ports take shifts). As integers
-    // per u32 lane, the words add up to `ones + 2·twos + 4·fours + rest`.
-    let (mut ones, mut twos) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-    let mut fours = Acc::new();
-    let mut rest = Acc::new();
-    rest.add1(extra);
+    let mut tree = Tree::new();
+    tree.add(extra);
     let mut blocks = data.chunks_exact(4 * V);
-    let mut odd = false;
     for blk in &mut blocks {
         let (v0, v1) = (load(arr(&blk[..V])), load(arr(&blk[V..2 * V])));
         let (v2, v3) = (load(arr(&blk[2 * V..3 * V])), load(arr(&blk[3 * V..])));
-        let (o, c0) = csa(ones, v0, v1);
-        let (o, c1) = csa(o, v2, v3);
-        let (t, c) = csa(twos, c0, c1);
-        ones = o;
-        twos = t;
-        if odd {
-            fours.add1(c);
-        } else {
-            fours.add0(c);
-        }
-        odd = !odd;
+        tree.add4(v0, v1, v2, v3);
     }
     let mut vecs = blocks.remainder().chunks_exact(V);
     for c in &mut vecs {
-        rest.add0(load(arr(c)));
+        tree.add(load(arr(c)));
     }
-    rest.add1(load_prefix(vecs.remainder()));
-    // Per lane: `rest` and `fours` below 2^56 (at most 2^22 + 5 vectors
-    // each), `ones`/`twos` below 2^33 after the half fold: the total stays
-    // below 2^59 per lane and 2^62 over the eight lanes, and is zero only
-    // when every term is.
-    let lanes = _mm512_add_epi64(
-        _mm512_add_epi64(rest.lanes(), _mm512_slli_epi64::<2>(fours.lanes())),
-        _mm512_add_epi64(half_fold(ones), _mm512_slli_epi64::<1>(half_fold(twos))),
-    );
-    _mm512_reduce_add_epi64(lanes) as u64
+    tree.add(load_prefix(vecs.remainder()));
+    tree.total()
+}
+
+/// The body accumulator: a carry-save tree (Harley-Seal). Per four vectors,
+/// `ones` absorbs them in two adders, their two weight-2 carries go through
+/// one more into `twos`, and only its weight-4 carry reaches the 64-bit lane
+/// adders `fours`: about 2.25 vector operations per 64 bytes instead of 3,
+/// none of them a shift (fewer execution ports take shifts). Single vectors
+/// (head, tail, remainder) go to `rest`. As integers per u32 lane, the words
+/// add up to `ones + 2·twos + 4·fours + rest`.
+#[derive(Clone, Copy)]
+struct Tree {
+    ones: __m512i,
+    twos: __m512i,
+    fours: Acc,
+    rest: Acc,
+}
+
+impl Tree {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new() -> Tree {
+        let z = _mm512_setzero_si512();
+        Tree {
+            ones: z,
+            twos: z,
+            fours: Acc::new(),
+            rest: Acc::new(),
+        }
+    }
+
+    /// Adds four vectors (five ternary-logic operations and one lane add).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn add4(&mut self, v0: __m512i, v1: __m512i, v2: __m512i, v3: __m512i) {
+        let (o, c0) = csa(self.ones, v0, v1);
+        let (o, c1) = csa(o, v2, v3);
+        let (t, c) = csa(self.twos, c0, c1);
+        self.ones = o;
+        self.twos = t;
+        self.fours.add0(c);
+    }
+
+    /// Adds one vector at weight 1.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn add(&mut self, v: __m512i) {
+        self.rest.add1(v);
+    }
+
+    /// The raw sum. Per lane `fours` and `rest` stay below 2^56 (at most
+    /// 2^22 + 5 vectors each in a piece), `ones`/`twos` below 2^33 after the
+    /// half fold: the total is below 2^59 per lane and 2^62 over the eight
+    /// lanes, and zero only when every term is.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn total(self) -> u64 {
+        let lanes = _mm512_add_epi64(
+            _mm512_add_epi64(
+                self.rest.lanes(),
+                _mm512_slli_epi64::<2>(self.fours.lanes()),
+            ),
+            _mm512_add_epi64(
+                half_fold(self.ones),
+                _mm512_slli_epi64::<1>(half_fold(self.twos)),
+            ),
+        );
+        _mm512_reduce_add_epi64(lanes) as u64
+    }
 }
 
 /// Rotates every u32 lane right by `8·(h mod 4)` bits: moves a vector summed in
@@ -246,7 +279,7 @@ pub(super) unsafe fn sum(data: &[u8]) -> u64 {
 /// then stores, then the adds into both accumulator pairs.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn copy_block(acc: &mut Acc, sb: &[u8], db: &mut [u8]) {
+fn copy_block(tree: &mut Tree, sb: &[u8], db: &mut [u8]) {
     let (v0, v1) = (load(arr(&sb[..V])), load(arr(&sb[V..2 * V])));
     let (v2, v3) = (load(arr(&sb[2 * V..3 * V])), load(arr(&sb[3 * V..])));
     let (d01, d23) = db.split_at_mut(2 * V);
@@ -257,34 +290,31 @@ fn copy_block(acc: &mut Acc, sb: &[u8], db: &mut [u8]) {
             store(dc, v);
         }
     }
-    acc.add0(v0);
-    acc.add1(v1);
-    acc.add0(v2);
-    acc.add1(v3);
+    tree.add4(v0, v1, v2, v3);
 }
 
 /// Copies and sums one vector.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn copy_vec(acc: &mut Acc, sc: &[u8], dc: &mut [u8]) {
+fn copy_vec(tree: &mut Tree, sc: &[u8], dc: &mut [u8]) {
     let v = load(arr(sc));
     if let Some(dc) = dc.first_chunk_mut::<V>() {
         store(dc, v);
     }
-    acc.add0(v);
+    tree.add(v);
 }
 
 /// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
-/// plus the vectors `extra` and `extra2`: four vectors per round into two
-/// accumulator pairs, from the front or (`backward`) from the end. Every
+/// plus the vectors `extra` and `extra2`: four vectors per round into the
+/// carry-save tree, from the front or (`backward`) from the end. Every
 /// vector lies a multiple of `V` from the body's start either way, so the
 /// sum is the same.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i, backward: bool) -> u64 {
-    let mut acc = Acc::new();
-    acc.add1(extra);
-    acc.add0(extra2);
+    let mut acc = Tree::new();
+    acc.add(extra);
+    acc.add(extra2);
     if backward {
         let mut s = src.rchunks_exact(4 * V);
         let mut d = dst.rchunks_exact_mut(4 * V);
@@ -312,7 +342,7 @@ fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i, backwa
             copy_vec(&mut acc, sc, dc);
         }
     }
-    acc.reduce()
+    acc.total()
 }
 
 /// Body length from which the forward copy asks for destination lines ahead
