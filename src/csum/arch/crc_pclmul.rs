@@ -28,7 +28,7 @@ pub(super) const fn fold_consts(d: u64) -> (i64, i64) {
 
 /// Fold distances used here and in `crc_vpclmul`, evaluated at compile time.
 pub(super) const K128: (i64, i64) = fold_consts(128);
-pub(super) const K1024: (i64, i64) = fold_consts(1024);
+const K1024: (i64, i64) = fold_consts(1024);
 pub(super) const K512: (i64, i64) = fold_consts(512);
 pub(super) const K2048: (i64, i64) = fold_consts(2048);
 
@@ -49,19 +49,6 @@ pub(super) fn fold(x: __m128i, k: __m128i) -> __m128i {
     )
 }
 
-/// Folds `x` forward by `n` 16-byte chunks (`n = 0` returns it unchanged).
-#[inline]
-#[target_feature(enable = "sse4.2,pclmulqdq")]
-fn fold_by(x: __m128i, n: usize) -> __m128i {
-    const K: [(i64, i64); 4] = [K128, fold_consts(256), fold_consts(384), K512];
-    match n {
-        0 => x,
-        1..=4 => fold(x, consts(K[n - 1])),
-        // Longer tails (not reached from this crate's callers): step by 64 bytes.
-        _ => fold(fold_by(x, n - 4), consts(K512)),
-    }
-}
-
 /// Loads 16 bytes.
 #[inline]
 #[target_feature(enable = "sse4.2")]
@@ -80,19 +67,12 @@ pub(super) fn arr16(c: &[u8]) -> &[u8; 16] {
 /// a register and runs the `crc32` instruction over the last `< 16` bytes.
 #[inline]
 #[target_feature(enable = "sse4.2,pclmulqdq")]
-pub(super) fn finish(acc: __m128i, rest: &[u8]) -> u32 {
-    // `rest` has fewer than 64 bytes here (callers fold 64-byte steps first;
-    // longer input still works, one fold per chunk). `acc` and every chunk
-    // are folded straight to the end of the last whole chunk, each with the
-    // constant for its own distance, so the folds run side by side instead
-    // of one after the other.
+pub(super) fn finish(mut acc: __m128i, rest: &[u8]) -> u32 {
+    let k128 = consts(K128);
     let mut c16 = rest.chunks_exact(16);
-    let n = c16.len();
-    let mut x = fold_by(acc, n);
-    for (i, c) in (&mut c16).enumerate() {
-        x = _mm_xor_si128(x, fold_by(load(arr16(c)), n - 1 - i));
+    for c in &mut c16 {
+        acc = _mm_xor_si128(fold(acc, k128), load(arr16(c)));
     }
-    let acc = x;
     let lo = _mm_cvtsi128_si64(acc) as u64;
     let hi = _mm_extract_epi64::<1>(acc) as u64;
     let r = _mm_crc32_u64(_mm_crc32_u64(0, lo), hi) as u32;

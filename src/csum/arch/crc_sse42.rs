@@ -7,7 +7,7 @@
 //! `crc(r, A‖B‖C) = r_A·x^(16n) ⊕ r_B·x^(8n) ⊕ r_C` for blocks of `n` bytes,
 //! the multiplications done with the byte tables of `crc::shift_tables`.
 
-use core::arch::x86_64::{_mm_crc32_u8, _mm_crc32_u16, _mm_crc32_u32, _mm_crc32_u64};
+use core::arch::x86_64::{_mm_crc32_u8, _mm_crc32_u64};
 
 use crate::csum::crc::{shift_by, shift_tables};
 
@@ -38,19 +38,8 @@ pub(super) fn single(reg: u32, data: &[u8]) -> u32 {
     for c in &mut words {
         r = _mm_crc32_u64(r, le64(c));
     }
-    // The `< 8` tail in at most three dependent steps (4, 2, 1 bytes), not
-    // one per byte: each step is a `crc32` latency.
     let mut r = r as u32;
-    let mut tail = words.remainder();
-    if let Some((w, t)) = tail.split_first_chunk::<4>() {
-        r = _mm_crc32_u32(r, u32::from_le_bytes(*w));
-        tail = t;
-    }
-    if let Some((w, t)) = tail.split_first_chunk::<2>() {
-        r = _mm_crc32_u16(r, u16::from_le_bytes(*w));
-        tail = t;
-    }
-    if let Some(&b) = tail.first() {
+    for &b in words.remainder() {
         r = _mm_crc32_u8(r, b);
     }
     r

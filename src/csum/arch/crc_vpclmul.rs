@@ -15,26 +15,26 @@
 
 use core::arch::x86_64::{
     __m512i, _mm_clmulepi64_si128, _mm_crc32_u64, _mm_cvtsi32_si128, _mm_cvtsi64_si128,
-    _mm_cvtsi128_si64, _mm_xor_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
-    _mm256_xor_si256, _mm512_broadcast_i32x4, _mm512_castsi512_si256, _mm512_clmulepi64_epi128,
-    _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_maskz_mov_epi64, _mm512_set_epi64,
-    _mm512_setzero_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512,
+    _mm_cvtsi128_si64, _mm_xor_si128, _mm512_broadcast_i32x4, _mm512_clmulepi64_epi128,
+    _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512,
+    _mm512_zextsi128_si512,
 };
 
 use crate::csum::crc::x_pow;
 
-use super::crc_pclmul::{
-    K128, K512, K1024, K2048, consts, finish, fold_consts, fold_update as fold_update_128,
-};
+use super::crc_pclmul::{K128, K512, K2048, consts, finish, fold, fold_update as fold_update_128};
 
 /// Shortest buffer folded with 512-bit vectors.
 const MIN_FOLD: usize = 512;
 
-/// 256-byte vector steps per hybrid chunk.
-const HY_ITERS: usize = 24;
+/// 256-byte vector steps per hybrid chunk (20: the chunk, 7520 B, stays below
+/// a 9000-byte jumbo frame, which then runs one hybrid chunk).
+const HY_ITERS: usize = 20;
 /// Bytes the vectors fold per hybrid chunk.
 const HY_VEC: usize = 256 * HY_ITERS;
-/// `crc32` words per stream per vector step.
+/// `crc32` words per stream per vector step (five: with three the `crc32`
+/// unit idled while the 512-bit carry-less multiplies ran; 64 KiB went from
+/// 1.22x to 1.33-1.37x crc-fast 1.10, see `docs/perf/csum.md`).
 const HY_WORDS: usize = 5;
 /// Bytes per `crc32` stream per hybrid chunk.
 const HY_STREAM: usize = 8 * HY_WORDS * HY_ITERS;
@@ -92,55 +92,30 @@ fn shift_clmul(r: u32, k: u32) -> u64 {
     _mm_cvtsi128_si64(p) as u64
 }
 
-/// Folds `v` forward by `d` 64-byte vectors (`1..=6`) and XORs `y` in.
-#[inline]
-#[target_feature(enable = "avx512f,vpclmulqdq")]
-fn fold_vec_xor(v: __m512i, d: usize, y: __m512i) -> __m512i {
-    const K: [(i64, i64); 6] = [
-        K512,
-        K1024,
-        fold_consts(1536),
-        K2048,
-        fold_consts(2560),
-        fold_consts(3072),
-    ];
-    if d == 0 {
-        return _mm512_xor_si512(v, y);
-    }
-    fold_xor(v, _mm512_broadcast_i32x4(consts(K[(d - 1) % 6])), y)
-}
-
-/// Folds 4-vector state `z` into one 128-bit value and finishes over `rest`
-/// (`rest` shorter than 256 bytes).
-///
-/// Every vector (the four of `z`, then the whole 64-byte chunks of `rest`)
-/// is folded straight to the end of the last whole chunk with the constant
-/// for its own distance: the carry-less products are independent and only
-/// the XORs chain, instead of a fold-then-XOR chain per vector. The four
-/// 128-bit lanes are joined the same way (one product with a per-lane
-/// constant, the last lane passed through), then two XORs.
+/// Folds 4-vector state `z` into one 128-bit value and finishes over `rest`.
 #[inline]
 #[target_feature(enable = "sse4.2,pclmulqdq,avx512f,vpclmulqdq")]
 fn reduce(z: [__m512i; 4], rest: &[u8]) -> u32 {
+    let k512 = _mm512_broadcast_i32x4(consts(K512));
+    let k128 = consts(K128);
+    let mut acc = z[0];
+    for zi in &z[1..] {
+        acc = fold_xor(acc, k512, *zi);
+    }
     let mut c64 = rest.chunks_exact(64);
-    let m = c64.len();
-    let mut acc = _mm512_setzero_si512();
-    for (i, zi) in z.iter().enumerate() {
-        acc = fold_vec_xor(*zi, 3 - i + m, acc);
+    for c in &mut c64 {
+        acc = fold_xor(acc, k512, load(arr64(c)));
     }
-    for (i, c) in (&mut c64).enumerate() {
-        acc = fold_vec_xor(load(arr64(c)), m - 1 - i, acc);
+    let lanes = [
+        _mm512_extracti32x4_epi32::<0>(acc),
+        _mm512_extracti32x4_epi32::<1>(acc),
+        _mm512_extracti32x4_epi32::<2>(acc),
+        _mm512_extracti32x4_epi32::<3>(acc),
+    ];
+    let mut x = lanes[0];
+    for l in &lanes[1..] {
+        x = _mm_xor_si128(fold(x, k128), *l);
     }
-    // Lane j (16 bytes each) is 3 - j lanes before the end.
-    let (k384, k256) = (fold_consts(384), fold_consts(256));
-    let kl = _mm512_set_epi64(0, 0, K128.1, K128.0, k256.1, k256.0, k384.1, k384.0);
-    let t = _mm512_ternarylogic_epi64::<0x96>(
-        _mm512_clmulepi64_epi128::<0x00>(acc, kl),
-        _mm512_clmulepi64_epi128::<0x11>(acc, kl),
-        _mm512_maskz_mov_epi64(0xC0, acc),
-    );
-    let y = _mm256_xor_si256(_mm512_castsi512_si256(t), _mm512_extracti64x4_epi64::<1>(t));
-    let x = _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y));
     finish(x, c64.remainder())
 }
 

@@ -286,9 +286,9 @@ mod tests {
     use super::*;
 
     /// The fused copy at every level against the scalar sum, with the
-    /// destination at page distances that make the AVX-512 kernel copy
-    /// forward (0, half a page and more) and backward (1..2048), over lengths
-    /// that cover the head/tail overlap and several 256-byte blocks.
+    /// destination at several distances from the source modulo 4 KiB (the
+    /// page-offset cases the benches measure), over lengths that cover the
+    /// head/tail overlap and several 256-byte blocks.
     #[test]
     fn copy_both_directions_equals_scalar() {
         let mut buf = [0u8; 3 * 4096 + 4096];

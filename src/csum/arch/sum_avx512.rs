@@ -11,11 +11,10 @@
 //! rotated back left by the same amount. `copy` from 64 bytes up uses no
 //! masked memory access: see its docs.
 //!
-//! Accumulation: four vectors at a time through a carry-save tree (`Tree`),
-//! whose weight-4 carries and the single vectors reach lane adders as in
-//! `sum_avx2`: `b += v` (wrapping u64 lanes) and `a += v >> 32`. Carry bound:
-//! a piece of at most `2^30` bytes gives each adder pair at most `2^22 + 5`
-//! vectors, so `Σlo` and `Σhi = a` stay below `2^55` per lane and
+//! Accumulators as in `sum_avx2`: `b += v` (wrapping u64 lanes) and
+//! `a += v >> 32`. Carry bound: a piece of at most `2^30` bytes gives each of
+//! the two accumulator pairs at most `2^23 + 2` vectors (loads, the head and
+//! the tail), so `Σlo` and `Σhi = a` stay below `2^56` per lane and
 //! `b - (a << 32) (mod 2^64)` is `Σlo` exactly.
 
 use core::arch::x86_64::{
@@ -23,7 +22,6 @@ use core::arch::x86_64::{
     _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_reduce_add_epi64, _mm512_rolv_epi32,
     _mm512_rorv_epi32, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_setzero_si512,
     _mm512_slli_epi64, _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi64,
-    _mm512_ternarylogic_epi64,
 };
 
 use crate::csum::scalar::fold64;
@@ -126,27 +124,18 @@ impl Acc {
         self.a1 = _mm512_add_epi64(self.a1, _mm512_srli_epi64::<32>(v));
     }
 
-    /// The per-lane values `Σlo + Σhi`: the pairs are merged first (`Σlo`,
-    /// `Σhi < 2^57` per lane), each lane becomes `b - (a << 32) + a` (`< 2^58`).
+    /// Raw sum of the accumulated lanes. The pairs are merged first (`Σlo`,
+    /// `Σhi < 2^57` per lane), each lane becomes `Σlo + Σhi = b - (a << 32) + a`
+    /// (`< 2^58`), and the eight lanes add to `< 2^61`: no overflow, zero only
+    /// when every word is zero.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn lanes(self) -> __m512i {
+    fn reduce(self) -> u64 {
         let b = _mm512_add_epi64(self.b0, self.b1);
         let a = _mm512_add_epi64(self.a0, self.a1);
-        _mm512_add_epi64(_mm512_sub_epi64(b, _mm512_slli_epi64::<32>(a)), a)
+        let lane = _mm512_add_epi64(_mm512_sub_epi64(b, _mm512_slli_epi64::<32>(a)), a);
+        _mm512_reduce_add_epi64(lane) as u64
     }
-}
-
-/// Carry-save adder on every bit: `x + y + z == sum + 2·carry` per lane as
-/// integers (bitwise `x+y+z = (x⊕y⊕z) + 2·maj(x,y,z)`), in two ternary-logic
-/// operations and no shift.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn csa(x: __m512i, y: __m512i, z: __m512i) -> (__m512i, __m512i) {
-    (
-        _mm512_ternarylogic_epi64::<0x96>(x, y, z),
-        _mm512_ternarylogic_epi64::<0xE8>(x, y, z),
-    )
 }
 
 /// The chunk as a 64-byte array (always succeeds for `chunks_exact(64)` pieces).
@@ -160,88 +149,23 @@ fn arr(c: &[u8]) -> &[u8; V] {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn sum_piece(data: &[u8], extra: __m512i) -> u64 {
-    let mut tree = Tree::new();
-    tree.add(extra);
+    let mut acc = Acc::new();
+    acc.add1(extra);
     let mut blocks = data.chunks_exact(4 * V);
     for blk in &mut blocks {
         let (v0, v1) = (load(arr(&blk[..V])), load(arr(&blk[V..2 * V])));
         let (v2, v3) = (load(arr(&blk[2 * V..3 * V])), load(arr(&blk[3 * V..])));
-        tree.add4(v0, v1, v2, v3);
+        acc.add0(v0);
+        acc.add1(v1);
+        acc.add0(v2);
+        acc.add1(v3);
     }
     let mut vecs = blocks.remainder().chunks_exact(V);
     for c in &mut vecs {
-        tree.add(load(arr(c)));
+        acc.add0(load(arr(c)));
     }
-    tree.add(load_prefix(vecs.remainder()));
-    tree.total()
-}
-
-/// The body accumulator: a carry-save tree (Harley-Seal). Per four vectors,
-/// `ones` absorbs them in two adders, their two weight-2 carries go through
-/// one more into `twos`, and only its weight-4 carry reaches the 64-bit lane
-/// adders `fours`: about 2.25 vector operations per 64 bytes instead of 3,
-/// none of them a shift (fewer execution ports take shifts). Single vectors
-/// (head, tail, remainder) go to `rest`. As integers per u32 lane, the words
-/// add up to `ones + 2·twos + 4·fours + rest`.
-#[derive(Clone, Copy)]
-struct Tree {
-    ones: __m512i,
-    twos: __m512i,
-    fours: Acc,
-    rest: Acc,
-}
-
-impl Tree {
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn new() -> Tree {
-        let z = _mm512_setzero_si512();
-        Tree {
-            ones: z,
-            twos: z,
-            fours: Acc::new(),
-            rest: Acc::new(),
-        }
-    }
-
-    /// Adds four vectors (five ternary-logic operations and one lane add).
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn add4(&mut self, v0: __m512i, v1: __m512i, v2: __m512i, v3: __m512i) {
-        let (o, c0) = csa(self.ones, v0, v1);
-        let (o, c1) = csa(o, v2, v3);
-        let (t, c) = csa(self.twos, c0, c1);
-        self.ones = o;
-        self.twos = t;
-        self.fours.add0(c);
-    }
-
-    /// Adds one vector at weight 1.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn add(&mut self, v: __m512i) {
-        self.rest.add1(v);
-    }
-
-    /// The raw sum. Per lane `fours` and `rest` stay below 2^56 (at most
-    /// 2^22 + 5 vectors each in a piece), `ones`/`twos` below 2^33 after the
-    /// half fold: the total is below 2^59 per lane and 2^62 over the eight
-    /// lanes, and zero only when every term is.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn total(self) -> u64 {
-        let lanes = _mm512_add_epi64(
-            _mm512_add_epi64(
-                self.rest.lanes(),
-                _mm512_slli_epi64::<2>(self.fours.lanes()),
-            ),
-            _mm512_add_epi64(
-                half_fold(self.ones),
-                _mm512_slli_epi64::<1>(half_fold(self.twos)),
-            ),
-        );
-        _mm512_reduce_add_epi64(lanes) as u64
-    }
+    acc.add1(load_prefix(vecs.remainder()));
+    acc.reduce()
 }
 
 /// Rotates every u32 lane right by `8·(h mod 4)` bits: moves a vector summed in
@@ -275,116 +199,43 @@ pub(super) unsafe fn sum(data: &[u8]) -> u64 {
     fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
 }
 
-/// Copies and sums four vectors (`sb`, `db` are `4 * V` bytes): loads first,
-/// then stores, then the adds into both accumulator pairs.
+/// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
+/// plus the vectors `extra` and `extra2`: four vectors per round into two
+/// accumulator pairs.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn copy_block(tree: &mut Tree, sb: &[u8], db: &mut [u8]) {
-    let (v0, v1) = (load(arr(&sb[..V])), load(arr(&sb[V..2 * V])));
-    let (v2, v3) = (load(arr(&sb[2 * V..3 * V])), load(arr(&sb[3 * V..])));
-    let (d01, d23) = db.split_at_mut(2 * V);
-    let (d0, d1) = d01.split_at_mut(V);
-    let (d2, d3) = d23.split_at_mut(V);
-    for (dc, v) in [(d0, v0), (d1, v1), (d2, v2), (d3, v3)] {
+fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64 {
+    let mut acc = Acc::new();
+    acc.add1(extra);
+    acc.add0(extra2);
+    let mut s = src.chunks_exact(4 * V);
+    let mut d = dst.chunks_exact_mut(4 * V);
+    for (sb, db) in (&mut s).zip(&mut d) {
+        let (v0, v1) = (load(arr(&sb[..V])), load(arr(&sb[V..2 * V])));
+        let (v2, v3) = (load(arr(&sb[2 * V..3 * V])), load(arr(&sb[3 * V..])));
+        let (d01, d23) = db.split_at_mut(2 * V);
+        let (d0, d1) = d01.split_at_mut(V);
+        let (d2, d3) = d23.split_at_mut(V);
+        for (dc, v) in [(d0, v0), (d1, v1), (d2, v2), (d3, v3)] {
+            if let Some(dc) = dc.first_chunk_mut::<V>() {
+                store(dc, v);
+            }
+        }
+        acc.add0(v0);
+        acc.add1(v1);
+        acc.add0(v2);
+        acc.add1(v3);
+    }
+    let rs = s.remainder().chunks_exact(V);
+    let rd = d.into_remainder().chunks_exact_mut(V);
+    for (sc, dc) in rs.zip(rd) {
+        let v = load(arr(sc));
         if let Some(dc) = dc.first_chunk_mut::<V>() {
             store(dc, v);
         }
+        acc.add0(v);
     }
-    tree.add4(v0, v1, v2, v3);
-}
-
-/// Copies and sums one vector.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn copy_vec(tree: &mut Tree, sc: &[u8], dc: &mut [u8]) {
-    let v = load(arr(sc));
-    if let Some(dc) = dc.first_chunk_mut::<V>() {
-        store(dc, v);
-    }
-    tree.add(v);
-}
-
-/// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
-/// plus the vectors `extra` and `extra2`: four vectors per round into the
-/// carry-save tree, from the front or (`backward`) from the end. Every
-/// vector lies a multiple of `V` from the body's start either way, so the
-/// sum is the same.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i, backward: bool) -> u64 {
-    let mut acc = Tree::new();
-    acc.add(extra);
-    acc.add(extra2);
-    if backward {
-        let mut s = src.rchunks_exact(4 * V);
-        let mut d = dst.rchunks_exact_mut(4 * V);
-        for (sb, db) in (&mut s).zip(&mut d) {
-            copy_block(&mut acc, sb, db);
-        }
-        let rs = s.remainder().rchunks_exact(V);
-        let rd = d.into_remainder().rchunks_exact_mut(V);
-        for (sc, dc) in rs.zip(rd) {
-            copy_vec(&mut acc, sc, dc);
-        }
-    } else {
-        let long = src.len() >= PREFETCH_FROM;
-        let mut s = src.chunks_exact(4 * V);
-        let mut d = dst.chunks_exact_mut(4 * V);
-        for (sb, db) in (&mut s).zip(&mut d) {
-            if long {
-                prefetch_for_write(db);
-            }
-            copy_block(&mut acc, sb, db);
-        }
-        let rs = s.remainder().chunks_exact(V);
-        let rd = d.into_remainder().chunks_exact_mut(V);
-        for (sc, dc) in rs.zip(rd) {
-            copy_vec(&mut acc, sc, dc);
-        }
-    }
-    acc.total()
-}
-
-/// Body length from which the forward copy asks for destination lines ahead
-/// (beyond L1, where each store otherwise waits for its line's read for
-/// ownership).
-const PREFETCH_FROM: usize = 16 * 1024;
-/// How far ahead of the stores the destination lines are requested.
-const PREFETCH_AHEAD: usize = 1024;
-
-/// Requests the four destination lines [`PREFETCH_AHEAD`] bytes after the
-/// block `db` with intent to write (`prefetchw`).
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn prefetch_for_write(db: &[u8]) {
-    let p = db.as_ptr().wrapping_add(PREFETCH_AHEAD);
-    for line in 0..4 {
-        // SAFETY: `prefetchw` is a hint: it never faults and changes no
-        // memory or register, so an address past the slice is harmless
-        // (`wrapping_add` makes no in-bounds claim). This runs only where
-        // AVX-512BW was detected, and every such CPU has PRFCHW (inline asm
-        // because `_mm_prefetch` emits `prefetcht0` without that feature).
-        unsafe {
-            core::arch::asm!(
-                "prefetchw byte ptr [{p}]",
-                p = in(reg) p.wrapping_add(64 * line),
-                options(nostack, preserves_flags, readonly),
-            );
-        }
-    }
-}
-
-/// True when a forward copy would let loads of `src` alias recent stores to
-/// `dst` in the low 12 address bits ("4 KiB aliasing": the core then treats
-/// the load as depending on the older store and waits). A load at `src + i`
-/// meets the store at `dst + i - d` where `d = (dst - src) mod 4096`: forward
-/// is safe when `d` is 0 or far (at least half a page), otherwise copying from
-/// the end puts the aliasing store `4096 - d` bytes away, beyond the loads'
-/// reach ahead of the stores. (glibc's memmove flips direction on the same test.)
-#[inline(always)]
-fn backward_avoids_aliasing(src: &[u8], dst: &[u8]) -> bool {
-    let d = (dst.as_ptr() as usize).wrapping_sub(src.as_ptr() as usize) & 4095;
-    d != 0 && d < 2048
+    acc.reduce()
 }
 
 /// Copies `src` into `dst` (equal lengths) and returns the raw sum.
@@ -427,13 +278,12 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
         src.get(h..h + body_len).unwrap_or(&[]),
         dst.get_mut(h..h + body_len).unwrap_or(&mut []),
     );
-    let backward = backward_avoids_aliasing(s, d);
     let mut body_sum = 0u64;
     loop {
         let n = s.len().min(PIECE);
         let (sp, st) = s.split_at(n);
         let (dp, dt) = core::mem::take(&mut d).split_at_mut(n);
-        body_sum = fold64(body_sum + copy_body(sp, dp, extra, tail, backward)) as u64;
+        body_sum = fold64(body_sum + copy_body(sp, dp, extra, tail)) as u64;
         extra = _mm512_setzero_si512();
         tail = extra;
         s = st;
