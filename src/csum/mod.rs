@@ -17,10 +17,10 @@
 //! one level directly. Every level returns the *identical* [`Wsum`] / CRC, not
 //! only the same folded checksum.
 //!
-//! Slices of at most 64 bytes skip the dispatch: [`partial`] sums them with
-//! u32 loads into four carry-free accumulators on x86-64 (no serial `adc`
-//! chain as in Linux's short-data shape), which issues fewer instructions than
-//! a vector kernel's masked load and horizontal reduction. It keeps the raw-sum invariant, so the `Wsum` is still identical.
+//! Slices of at most 64 bytes skip the dispatch: [`partial`] sums them inline
+//! with SSE2 lanes and u32 words on x86-64 (no serial `adc` chain as in
+//! Linux's short-data shape, no vector kernel's masked load and horizontal
+//! reduction). It keeps the raw-sum invariant, so the `Wsum` is still identical.
 //!
 //! `unsafe` lives only in the private `arch` module (the SIMD kernels).
 //!

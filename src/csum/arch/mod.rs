@@ -211,7 +211,7 @@ fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
 }
 
 /// `init` plus the raw sum of a short slice (at most `scalar::SMALL` bytes):
-/// four carry-free accumulators on x86-64, the scalar reference elsewhere (`init < 2^32`, so
+/// SSE2 lanes and u32 words on x86-64, the scalar reference elsewhere (`init < 2^32`, so
 /// the sum cannot overflow; zero only when both parts are).
 #[inline(always)]
 pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {

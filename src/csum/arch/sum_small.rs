@@ -1,13 +1,15 @@
-//! Short-slice sum (at most `scalar::SMALL` bytes) for x86-64: plain 32-bit
-//! loads into four independent 64-bit accumulators, no carry chain.
+//! Short-slice sum (at most `scalar::SMALL` bytes) for x86-64: 16-byte chunks
+//! into two SSE2 u64 lane accumulators, the rest as u32 words into u64
+//! accumulators; no carry chain and no dispatch (SSE2 is part of x86-64).
 //!
 //! Why not Linux's `add`/`adc` chain: every `adc` waits on the previous one's
-//! carry flag, so 64 bytes cost a 9-deep serial chain; zero-extended u32 words
-//! added into u64 accumulators cannot overflow (`init` and at most 17 more terms,
-//! each below `2^32`), need no carry, and four accumulators let the adds
-//! run side by side. The invariant is `scalar::sum_small`'s: the result is
-//! `≡ init + Σ u32 words (mod 2^32 - 1)` and zero only when every term is.
-//! No `unsafe` here; it lives in `arch` because it is x86-64's choice.
+//! carry flag, so 64 bytes cost a 9-deep serial chain. Here nothing carries:
+//! the lanes take `b += v` (wrapping) and `a += v >> 32` as `sum_lanes` does
+//! (at most four chunks: `Σlo`, `Σhi < 2^34`, so `b - (a << 32)` is `Σlo`),
+//! and the scalar accumulators take `init` and at most a few u32 words (any
+//! length below `2^32` words fits). The result is the exact sum
+//! `init + Σ u32 words`: `≡` the word sum `(mod 2^32 - 1)` as the raw-sum
+//! invariant asks, and zero only when every term is.
 
 use core::arch::x86_64::{
     __m128i, _mm_add_epi64, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_setzero_si128, _mm_slli_epi64,
