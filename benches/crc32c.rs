@@ -7,6 +7,10 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use netoffload::csum::{self, CrcLevel};
 
+#[path = "support/interleave.rs"]
+mod interleave;
+use interleave::{Case, PageBuf};
+
 const SIZES: [usize; 6] = [64, 576, 1500, 9000, 64 * 1024, 1024 * 1024];
 const OFFSETS: [usize; 2] = [1, 3];
 
@@ -39,5 +43,30 @@ fn bench_crc(c: &mut Criterion) {
     }
 }
 
+/// Ours beside `crc-fast` and `crc32c` in interleaved rounds, at offsets
+/// 0, 1, 2 and 14 from a 64-byte boundary.
+fn bench_crc_interleaved(_c: &mut Criterion) {
+    for size in [64usize, 576, 1500, 9000, 64 * 1024] {
+        for off in [0usize, 1, 2, 14] {
+            let buf = PageBuf::new(size, 64 + off, 9);
+            let d = buf.get();
+            let mut cases = vec![
+                Case::new("ours_crc32c", || {
+                    black_box(csum::crc32c(black_box(d)));
+                }),
+                Case::new("peer_crc_fast", || {
+                    black_box(crc_fast::crc32_iscsi(black_box(d)));
+                }),
+                Case::new("peer_crc32c", || {
+                    black_box(crc32c::crc32c(black_box(d)));
+                }),
+            ];
+            let budget = if size > 4096 { 1_000_000.0 } else { 200_000.0 };
+            interleave::table(&format!("crcx_{size}_off{off}"), &mut cases, budget, 31);
+        }
+    }
+}
+
 criterion_group!(benches, bench_crc);
-criterion_main!(benches);
+criterion_group!(interleaved, bench_crc_interleaved);
+criterion_main!(benches, interleaved);

@@ -10,6 +10,10 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use netoffload::csum::{self, Level, Wsum};
 
+#[path = "support/interleave.rs"]
+mod interleave;
+use interleave::{Case, PageBuf};
+
 const SIZES: [usize; 6] = [64, 576, 1500, 9000, 64 * 1024, 1024 * 1024];
 const OFFSETS: [usize; 2] = [1, 3];
 /// The longest input smoltcp's `checksum::data` sums without overflowing its
@@ -191,5 +195,228 @@ fn bench_copy(c: &mut Criterion) {
     }
 }
 
+/// Linux x86-64 `ip_fast_csum` for a 20-byte header: five u32 words in one
+/// `add`/`adc` chain, then `csum_fold` (written from the description).
+#[cfg(target_arch = "x86_64")]
+fn linux_ip_fast_csum(h: &[u8; 20]) -> u16 {
+    let mut sum: u32;
+    // SAFETY: `h` is 20 readable bytes; the asm reads exactly [p, p+20) and
+    // touches only `sum` and the flags.
+    unsafe {
+        core::arch::asm!(
+            "mov {s:e}, [{p}]",
+            "add {s:e}, [{p} + 4]",
+            "adc {s:e}, [{p} + 8]",
+            "adc {s:e}, [{p} + 12]",
+            "adc {s:e}, [{p} + 16]",
+            "adc {s:e}, 0",
+            s = out(reg) sum,
+            p = in(reg) h.as_ptr(),
+            options(readonly, nostack),
+        );
+    }
+    linux_fold(sum)
+}
+
+/// Linux `csum_fold`.
+fn linux_fold(sum: u32) -> u16 {
+    let (t, c) = sum.overflowing_add(sum.rotate_right(16));
+    !((t.wrapping_add(c as u32) >> 16) as u16)
+}
+
+/// Offsets from a 64-byte boundary (0, 1, 2, and 14: a payload after an
+/// Ethernet header).
+const ALIGNS: [usize; 4] = [0, 1, 2, 14];
+
+/// Header-size sums, ours beside every peer, interleaved; each case folds
+/// to the 16-bit checksum so all do the same work.
+fn bench_small_interleaved(_c: &mut Criterion) {
+    for len in [20usize, 40, 64] {
+        for off in ALIGNS {
+            let buf = PageBuf::new(len, 64 + off, len as u32);
+            let d = buf.get();
+            let mut cases = vec![
+                Case::new("ours_fold_partial", || {
+                    black_box(csum::fold(csum::partial(black_box(d), Wsum::ZERO)));
+                }),
+                Case::new("peer_internet_checksum", || {
+                    black_box(internet_checksum::checksum(black_box(d)));
+                }),
+                Case::new("peer_etherparse", || {
+                    black_box(
+                        etherparse::checksum::Sum16BitWords::new()
+                            .add_slice(black_box(d))
+                            .ones_complement(),
+                    );
+                }),
+                Case::new("peer_smoltcp", || {
+                    black_box(!smoltcp::wire::checksum::data(black_box(d)));
+                }),
+            ];
+            #[cfg(target_arch = "x86_64")]
+            cases.push(Case::new("peer_linux_adc", || {
+                black_box(linux_fold(linux_adc(black_box(d), 0)));
+            }));
+            interleave::table(
+                &format!("small_sum_{len}_off{off}"),
+                &mut cases,
+                200_000.0,
+                31,
+            );
+        }
+    }
+    for off in ALIGNS {
+        let buf = PageBuf::new(20, 64 + off, 5);
+        let d = buf.get();
+        let mut cases = vec![
+            Case::new("ours_ipv4_header", || {
+                black_box(csum::ipv4_header(black_box(d)));
+            }),
+            Case::new("peer_internet_checksum", || {
+                black_box(internet_checksum::checksum(black_box(d)));
+            }),
+            Case::new("peer_etherparse", || {
+                black_box(
+                    etherparse::checksum::Sum16BitWords::new()
+                        .add_slice(black_box(d))
+                        .ones_complement(),
+                );
+            }),
+            Case::new("peer_smoltcp", || {
+                black_box(!smoltcp::wire::checksum::data(black_box(d)));
+            }),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        if let Some(h) = d.first_chunk::<20>() {
+            cases.push(Case::new("peer_linux_ip_fast_csum", move || {
+                black_box(linux_ip_fast_csum(black_box(h)));
+            }));
+        }
+        interleave::table(
+            &format!("ipv4_header_20_off{off}"),
+            &mut cases,
+            200_000.0,
+            31,
+        );
+    }
+}
+
+/// Long sums against the read limit (a wrapping u64 sum: not a checksum,
+/// only how fast the bytes can be read) and the fastest peers, interleaved.
+fn bench_sum_interleaved(_c: &mut Criterion) {
+    for len in [1500usize, 9000] {
+        for off in ALIGNS {
+            let title = format!("sum_{len}_off{off}");
+            if !interleave::selected(&title) {
+                continue;
+            }
+            let buf = PageBuf::new(len, 64 + off, 3);
+            let d = buf.get();
+            let mut cases = vec![
+                Case::new("ours_partial", || {
+                    black_box(csum::partial(black_box(d), Wsum::ZERO));
+                }),
+                Case::new("limit_wrapping_u64", || {
+                    black_box(wrapping_u64(black_box(d)));
+                }),
+                Case::new("peer_smoltcp", || {
+                    black_box(smoltcp::wire::checksum::data(black_box(d)));
+                }),
+            ];
+            #[cfg(target_arch = "x86_64")]
+            cases.push(Case::new("peer_linux_adc", || {
+                black_box(linux_adc(black_box(d), 0));
+            }));
+            interleave::table(&title, &mut cases, 300_000.0, 31);
+        }
+    }
+}
+
+/// One copy table: `copy_from_slice` first (ratios are "x memcpy"), then the
+/// fused copy, copy-then-sum and the sum alone; each copy writes its own
+/// destination buffer at the same offsets.
+fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
+    if !interleave::selected(title) {
+        return;
+    }
+    let src = PageBuf::new(len, src_off, 1);
+    let s = src.get();
+    let mut d1 = PageBuf::new(len, dst_off, 2);
+    let mut d2 = PageBuf::new(len, dst_off, 3);
+    let mut d3 = PageBuf::new(len, dst_off, 4);
+    let mut cases = vec![
+        Case::new("peer_copy_from_slice", move || {
+            d1.get_mut().copy_from_slice(black_box(s));
+            black_box(d1.get_mut().as_mut_ptr());
+        }),
+        Case::new("ours_partial_copy", move || {
+            black_box(csum::partial_copy(black_box(s), d2.get_mut(), Wsum::ZERO));
+        }),
+        Case::new("copy_then_partial", move || {
+            let o = d3.get_mut();
+            o.copy_from_slice(black_box(s));
+            black_box(csum::partial(o, Wsum::ZERO));
+        }),
+        Case::new("ours_partial_alone", || {
+            black_box(csum::partial(black_box(s), Wsum::ZERO));
+        }),
+    ];
+    let budget = if len > 4096 { 1_000_000.0 } else { 200_000.0 };
+    interleave::table(title, &mut cases, budget, 31);
+}
+
+/// The fused copy against memcpy: offsets 0/1/2/14 (alike and mixed) with
+/// src and dst on different pages at the same page offset, then the
+/// destination at several offsets within its page (4 KiB aliasing).
+fn bench_copy_interleaved(_c: &mut Criterion) {
+    let pairs = [
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (14, 14),
+        (0, 1),
+        (1, 0),
+        (2, 14),
+        (14, 2),
+    ];
+    for len in [1500usize, 64 * 1024] {
+        for (so, dso) in pairs {
+            copy_table(
+                &format!("copyx_{len}_src{so}_dst{dso}"),
+                len,
+                64 + so,
+                64 + dso,
+            );
+        }
+    }
+    // Source 64 bytes into its page; destination at other page offsets,
+    // including just after the source's (aliasing when loads run ahead of
+    // stores) and just before it.
+    for dpage in [
+        0usize,
+        32,
+        64 + 64,
+        64 + 256,
+        1024,
+        2048,
+        3072,
+        4096 - 64,
+        4096 - 256,
+    ] {
+        copy_table(
+            &format!("copyx_1500_page_src64_dst{dpage}"),
+            1500,
+            64,
+            dpage,
+        );
+    }
+}
+
 criterion_group!(benches, bench_partial, bench_copy);
-criterion_main!(benches);
+criterion_group!(
+    interleaved,
+    bench_small_interleaved,
+    bench_sum_interleaved,
+    bench_copy_interleaved
+);
+criterion_main!(benches, interleaved);

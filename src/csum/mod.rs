@@ -17,10 +17,10 @@
 //! one level directly. Every level returns the *identical* [`Wsum`] / CRC, not
 //! only the same folded checksum.
 //!
-//! Slices of at most 64 bytes skip the dispatch: [`partial`] sums them with
-//! one `add`/`adc` carry chain on x86-64 (Linux's short-data shape), which
-//! issues fewer instructions than a vector kernel's masked load and horizontal
-//! reduction. It keeps the raw-sum invariant, so the `Wsum` is still identical.
+//! Slices of at most 64 bytes skip the dispatch: [`partial`] sums them inline
+//! with SSE2 lanes and u32 words on x86-64 (no serial `adc` chain as in
+//! Linux's short-data shape, no vector kernel's masked load and horizontal
+//! reduction). It keeps the raw-sum invariant, so the `Wsum` is still identical.
 //!
 //! `unsafe` lives only in the private `arch` module (the SIMD kernels).
 //!
@@ -65,6 +65,14 @@ pub fn partial(data: &[u8], init: Wsum) -> Wsum {
         // invariant is the same unique representative (see `scalar::fold64`).
         return Wsum::new(scalar::fold64(arch::sum_small(data, init.get() as u64)));
     }
+    partial_long(data, init)
+}
+
+/// [`partial`] above `scalar::SMALL` bytes: the dispatch and the vector
+/// kernels, kept out of line so the short path inlines into callers without
+/// the long path's register saves.
+#[inline(never)]
+fn partial_long(data: &[u8], init: Wsum) -> Wsum {
     scalar::raw_to_wsum(arch::sum(data), init)
 }
 
@@ -217,6 +225,11 @@ pub const fn block_sub(a: Wsum, block: Wsum, offset: usize) -> Wsum {
 /// The IPv4 header checksum over the whole slice (Linux `ip_fast_csum`): 0 when valid.
 #[inline]
 pub fn ipv4_header(header: &[u8]) -> Sum16 {
+    // The option-less 20-byte header gets the short sum at a length known at
+    // compile time: five loads and adds, no length branches.
+    if let Ok(h) = <&[u8; 20]>::try_from(header) {
+        return fold(Wsum::new(scalar::fold64(arch::sum_small(h, 0))));
+    }
     fold(partial(header, Wsum::ZERO))
 }
 

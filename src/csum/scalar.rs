@@ -12,11 +12,14 @@ use super::Wsum;
 /// The result is `≡ x (mod 2^32 - 1)`; for `x != 0` it lies in `1..=u32::MAX`,
 /// so it is the *unique* such representative: two inputs with the same residue
 /// that are both non-zero fold to the same value.
+///
+/// One 32-bit end-around-carry add (`add`, `adc 0`): `lo + hi` either fits
+/// (at most `2^32 - 1`) or wraps to `lo + hi - 2^32 <= 2^32 - 2`, and adding
+/// the carry back gives `lo + hi - (2^32 - 1)` in `1..=u32::MAX`.
 #[inline]
-pub(crate) const fn fold64(mut x: u64) -> u32 {
-    x = (x & 0xFFFF_FFFF) + (x >> 32);
-    x = (x & 0xFFFF_FFFF) + (x >> 32);
-    x as u32
+pub(crate) const fn fold64(x: u64) -> u32 {
+    let (t, carry) = (x as u32).overflowing_add((x >> 32) as u32);
+    t + carry as u32
 }
 
 /// A raw sum (see `arch`'s module docs) plus an initial sum, as a `Wsum`.
@@ -115,48 +118,7 @@ pub(crate) fn copy_raw(src: &[u8], dst: &mut [u8]) -> u64 {
     sum_raw(src)
 }
 
-/// Longest slice `partial` sums with the short carry chain (`arch::sum_small`):
+/// Longest slice `partial` sums with the short path (`arch::sum_small`):
 /// below this a vector kernel's setup (masked loads, horizontal reduction, the
 /// dispatch and call) costs more than the data.
 pub(crate) const SMALL: usize = 64;
-
-/// The last `1..=7` bytes of `data` (`r == data.len() % 8`) as a word of the
-/// data's u64 grid, zero-padded: an overlapping 8-byte load shifted when the
-/// slice has at least 8 bytes, else assembled from 4/2/1-byte pieces.
-#[inline(always)]
-#[cfg_attr(
-    not(all(target_arch = "x86_64", not(target_os = "none"))),
-    allow(dead_code)
-)]
-pub(crate) fn last_bytes(data: &[u8], r: usize) -> u64 {
-    if let Some(last) = data.last_chunk::<8>() {
-        let w = u64::from_ne_bytes(*last);
-        let drop = 64 - 8 * r as u32;
-        let kept = if cfg!(target_endian = "little") {
-            w.checked_shr(drop)
-        } else {
-            w.checked_shl(drop)
-        };
-        return kept.unwrap_or(0);
-    }
-    let mut buf = [0u8; 8];
-    let mut at = 0;
-    if r & 4 != 0 {
-        if let (Some(d), Some(s)) = (buf.first_chunk_mut::<4>(), data.first_chunk::<4>()) {
-            *d = *s;
-        }
-        at = 4;
-    }
-    if r & 2 != 0 {
-        if let (Some(d), Some(s)) = (buf.get_mut(at..at + 2), data.get(at..at + 2)) {
-            d.copy_from_slice(s);
-        }
-        at += 2;
-    }
-    if r & 1 != 0
-        && let (Some(d), Some(s)) = (buf.get_mut(at), data.get(at))
-    {
-        *d = *s;
-    }
-    u64::from_ne_bytes(buf)
-}

@@ -27,16 +27,19 @@ use super::crc_pclmul::{K128, K512, K2048, consts, finish, fold, fold_update as 
 /// Shortest buffer folded with 512-bit vectors.
 const MIN_FOLD: usize = 512;
 
-/// 256-byte vector steps per hybrid chunk.
-const HY_ITERS: usize = 24;
+/// 256-byte vector steps per hybrid chunk (20: the chunk, 7520 B, stays below
+/// a 9000-byte jumbo frame, which then runs one hybrid chunk).
+const HY_ITERS: usize = 20;
 /// Bytes the vectors fold per hybrid chunk.
 const HY_VEC: usize = 256 * HY_ITERS;
-/// `crc32` words per stream per vector step.
-const HY_WORDS: usize = 3;
+/// `crc32` words per stream per vector step (five: with three the `crc32`
+/// unit idled while the 512-bit carry-less multiplies ran; 64 KiB went from
+/// 1.22x to 1.33-1.37x crc-fast 1.10, see `docs/perf/csum.md`).
+const HY_WORDS: usize = 5;
 /// Bytes per `crc32` stream per hybrid chunk.
 const HY_STREAM: usize = 8 * HY_WORDS * HY_ITERS;
 /// Bytes per hybrid chunk.
-const HY_CHUNK: usize = HY_VEC + 3 * HY_STREAM;
+pub(super) const HY_CHUNK: usize = HY_VEC + 3 * HY_STREAM;
 /// `x^(8n-33) mod P` for moving a register past `n = s, 2s, 3s` bytes.
 const HY_K: [u32; 3] = [
     x_pow(8 * HY_STREAM as u64 - 33),

@@ -33,13 +33,13 @@ mod crc_sse42;
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod crc_vpclmul;
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-mod sum_adc;
-#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_avx2;
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_avx512;
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_lanes;
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+mod sum_small;
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 mod sum_sse2;
 
@@ -211,13 +211,13 @@ fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
 }
 
 /// `init` plus the raw sum of a short slice (at most `scalar::SMALL` bytes):
-/// an `adc` chain on x86-64, the scalar reference elsewhere (`init < 2^32`, so
+/// SSE2 lanes and u32 words on x86-64, the scalar reference elsewhere (`init < 2^32`, so
 /// the sum cannot overflow; zero only when both parts are).
 #[inline(always)]
 pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     {
-        sum_adc::sum_small(data, init)
+        sum_small::sum_small(data, init)
     }
     #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
     {
@@ -279,4 +279,80 @@ pub(crate) fn crc_update(reg: u32, data: &[u8]) -> u32 {
 pub(crate) fn crc_update_at(level: CrcLevel, reg: u32, data: &[u8]) -> Result<u32, Unsupported> {
     check_crc_level(level)?;
     Ok(crc_checked(level, reg, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fused copy at every level against the scalar sum, with the
+    /// destination at several distances from the source modulo 4 KiB (the
+    /// page-offset cases the benches measure), over lengths that cover the
+    /// head/tail overlap and several 256-byte blocks.
+    #[test]
+    fn copy_both_directions_equals_scalar() {
+        let mut buf = [0u8; 3 * 4096 + 4096];
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (i as u32).wrapping_mul(2_654_435_761).rotate_left(5) as u8;
+        }
+        let base = (4096 - buf.as_ptr() as usize % 4096) % 4096;
+        let src_start = base + 8;
+        let src = &buf[src_start..src_start + 1300];
+        let mut dst = [0u8; 2 * 4096 + 1400];
+        let dst_base = (4096 - dst.as_ptr() as usize % 4096) % 4096;
+        for dist in [0usize, 1, 3, 64, 100, 700, 2047, 2048, 3000, 4032, 4095] {
+            // `dst - src` is `dist` modulo 4096 (src sits 8 bytes into its page).
+            let doff = dst_base + (8 + dist) % 4096;
+            for len in (0..=1300)
+                .step_by(13)
+                .chain([64, 65, 127, 128, 256, 320, 1024])
+            {
+                let want = scalar::sum_raw(&src[..len]);
+                for level in Level::ALL {
+                    if check_sum_level(level).is_err() {
+                        continue;
+                    }
+                    let d = &mut dst[doff..doff + len];
+                    d.fill(0xA5);
+                    let got = copy_checked(level, &src[..len], d);
+                    assert_eq!(
+                        scalar::fold64(got),
+                        scalar::fold64(want),
+                        "{level:?} dist {dist} len {len}"
+                    );
+                    assert_eq!(d, &src[..len], "{level:?} dist {dist} len {len}");
+                }
+            }
+        }
+    }
+
+    /// Every CRC level against the table kernel around one and two hybrid
+    /// chunks of the VPCLMULQDQ kernel (whatever its size is), and at every
+    /// tail length the 64-, 16- and 8-byte steps leave after the folds.
+    #[test]
+    fn crc_levels_equal_table_around_hybrid_chunks() {
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+        let chunk = crc_vpclmul::HY_CHUNK;
+        #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
+        let chunk = 8192;
+        let mut buf = [0u8; 2 * 10_000 + 600];
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (i as u32).wrapping_mul(0x9E37_79B9).rotate_left(11) as u8;
+        }
+        let around = |c: usize| (c - 70..c + 330).step_by(3);
+        let short = (500..900).step_by(1);
+        for len in around(chunk).chain(around(2 * chunk)).chain(short) {
+            if len + 7 > buf.len() {
+                continue;
+            }
+            let d = &buf[len % 7..len % 7 + len];
+            let init = (len as u32).wrapping_mul(0x0101_0101);
+            let want = crc::update_table(init, d);
+            for level in CrcLevel::ALL {
+                if check_crc_level(level).is_ok() {
+                    assert_eq!(crc_checked(level, init, d), want, "{level:?} len {len}");
+                }
+            }
+        }
+    }
 }
