@@ -113,6 +113,7 @@ mod output;
 mod parse;
 mod reason;
 mod segs;
+mod virtio;
 
 pub use config::{
     DEFAULT_MAX_SIZE, GroConfig, GroKinds, MAX_HEADER, MAX_SEGS, SoftwareVerify, TunnelPolicy,
@@ -120,3 +121,4 @@ pub use config::{
 pub use engine::{Gro, GroStats};
 pub use output::{GsoType, Held, IdMode, Segment, SuperPacket, Verdict, WriteError};
 pub use reason::FlushReason;
+pub use virtio::{VirtioGsoError, virtio_gso};

@@ -61,6 +61,8 @@ mod gso;
 mod planner;
 mod pseudo;
 mod segment;
+mod segment_into;
+mod virtio_gso;
 
 pub use decide::{
     CrcReason, Device, DoneReason, Fill, FillReason, OffloadReason, SegmentCsum, SegmentReason,
@@ -75,3 +77,4 @@ pub use planner::{
     TxContext, TxRing, WakeOutcome,
 };
 pub use segment::{Segments, plan, plan_tunnel, segment, segment_one, segment_tunnel};
+pub use segment_into::{Packed, StrideLimits, segment_into};

@@ -7,6 +7,7 @@
 
 mod from_meta;
 mod hdr;
+mod presets;
 mod to_meta;
 
 pub use from_meta::{GuestFrame, PeerFeatures, SuperPacket};
