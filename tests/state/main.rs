@@ -24,3 +24,4 @@ mod state_oracle;
 mod state_props;
 mod state_rules;
 mod state_tunnel;
+mod virtio_tun_read;
