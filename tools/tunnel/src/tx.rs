@@ -214,10 +214,10 @@ fn corrupt(seg: &mut [u8], hdr_len: usize, every: u64, seg_no: &mut u64, c: &Cou
         return;
     }
     *seg_no += 1;
-    if (*seg_no).is_multiple_of(every) {
-        if let Some(b) = seg.last_mut() {
-            *b ^= 0x5a;
-            Counters::add(&c.corrupted, 1);
-        }
+    if (*seg_no).is_multiple_of(every)
+        && let Some(b) = seg.last_mut()
+    {
+        *b ^= 0x5a;
+        Counters::add(&c.corrupted, 1);
     }
 }
