@@ -121,8 +121,18 @@ fn main() {
         uso: tun.uso,
         counters: counters.clone(),
     };
-    std::thread::spawn(move || txp.run());
-    std::thread::spawn(move || rxp.run());
+    // Named so that /proc/PID/task/*/comm tells the paths apart (ci/tunnel bench).
+    let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(f)
+            .unwrap_or_else(|e| {
+                eprintln!("netoffload-tunnel: thread {name}: {e}");
+                std::process::exit(1)
+            })
+    };
+    spawn("tun-to-udp", Box::new(move || txp.run()));
+    spawn("udp-to-tun", Box::new(move || rxp.run()));
     let mut last = String::new();
     loop {
         std::thread::sleep(Duration::from_secs(1));
