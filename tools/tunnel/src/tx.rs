@@ -167,8 +167,8 @@ impl TxPath {
         if packed.count == 1 {
             let _ = sys::send(self.sock, buf)
                 .map_err(|e| self.counters.reason(format!("send_err_{:?}", e.kind())));
-        } else if self.udp_gso {
-            match sys::send_gso(self.sock, buf, packed.stride as u16) {
+        } else if let (true, Ok(stride)) = (self.udp_gso, u16::try_from(packed.stride)) {
+            match sys::send_gso(self.sock, buf, stride) {
                 Ok(_) => {}
                 Err(e)
                     if e.raw_os_error() == Some(libc::EIO)
