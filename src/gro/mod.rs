@@ -121,4 +121,4 @@ pub use config::{
 pub use engine::{Gro, GroStats};
 pub use output::{GsoType, Held, IdMode, Segment, SuperPacket, Verdict, WriteError};
 pub use reason::FlushReason;
-pub use virtio::{VirtioGsoError, virtio_gso};
+pub use virtio::{VirtioGsoError, VirtioWriteError, virtio_gso};

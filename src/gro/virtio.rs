@@ -9,9 +9,11 @@
 
 use core::fmt;
 
-use super::output::{GsoType, SuperPacket};
+use super::output::{GsoType, SuperPacket, WriteError};
 use crate::state::paravirt::BoundaryError;
-use crate::state::paravirt::virtio::{self, GsoKind, GuestFrame, PeerFeatures, VirtioNetHdr};
+use crate::state::paravirt::virtio::{
+    self, GsoKind, GuestFrame, HdrLayout, PeerFeatures, VirtioNetHdr,
+};
 
 /// Why a segmentation type cannot be said in a virtio-net header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,6 +48,27 @@ impl fmt::Display for VirtioGsoError {
 }
 
 impl core::error::Error for VirtioGsoError {}
+
+/// Why [`SuperPacket::write_virtio_into`] could not write (a header refusal
+/// writes nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VirtioWriteError {
+    /// The run cannot be said in a virtio header: write its frames one by one.
+    Header(VirtioGsoError),
+    /// The buffer is short or a frame is missing ([`SuperPacket::write_into`]).
+    Write(WriteError),
+}
+
+impl fmt::Display for VirtioWriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VirtioWriteError::Header(e) => e.fmt(f),
+            VirtioWriteError::Write(e) => e.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for VirtioWriteError {}
 
 const TUNNEL: GsoType = GsoType::UDP_TUNNEL
     .union(GsoType::UDP_TUNNEL_CSUM)
@@ -128,5 +151,39 @@ impl SuperPacket {
             None
         };
         VirtioNetHdr::from_meta(self.meta(), frame, gso, peer).map_err(VirtioGsoError::Boundary)
+    }
+
+    /// One TUN (or vhost) write's bytes: the `layout`-sized header from
+    /// [`Self::virtio_hdr`], then the packet from [`Self::write_into`].
+    /// Returns the bytes written. What a TUN writer would otherwise compose
+    /// by hand (split the buffer, write the header, write the packet).
+    pub fn write_virtio_into<'b, F>(
+        &self,
+        layout: HdrLayout,
+        peer: PeerFeatures,
+        buf: &mut [u8],
+        payload_of: F,
+    ) -> Result<usize, VirtioWriteError>
+    where
+        F: FnMut(u32) -> Option<&'b [u8]>,
+    {
+        let hdr = self
+            .virtio_hdr(GuestFrame::default(), peer)
+            .map_err(VirtioWriteError::Header)?;
+        let need = layout.len() + self.len();
+        let available = buf.len();
+        let Some(out) = buf.get_mut(..need) else {
+            return Err(VirtioWriteError::Write(WriteError::BufferTooSmall {
+                needed: need,
+                available,
+            }));
+        };
+        let (h, body) = out.split_at_mut(layout.len());
+        let n = self
+            .write_into(body, payload_of)
+            .map_err(VirtioWriteError::Write)?;
+        hdr.write(layout, h)
+            .map_err(|e| VirtioWriteError::Header(VirtioGsoError::Boundary(e)))?;
+        Ok(layout.len() + n)
     }
 }

@@ -4,7 +4,9 @@
 //! say (AccECN CWR, fixed IPv4 ID, tunnels) are refused.
 use crate::support::gro::{Spec, pay};
 
-use netoffload::gro::{Gro, GroConfig, GsoType, SuperPacket, VirtioGsoError, virtio_gso};
+use netoffload::gro::{
+    Gro, GroConfig, GsoType, SuperPacket, VirtioGsoError, VirtioWriteError, WriteError, virtio_gso,
+};
 use netoffload::state::CsumMeta;
 use netoffload::state::paravirt::virtio::{
     GsoKind, GsoOutcome, GuestFrame, HdrLayout, PeerFeatures, VirtioFlags, VirtioNetHdr,
@@ -16,26 +18,30 @@ use netoffload::wire::{self, LinkType};
 /// What the sink saw per super-packet: the header (or refusal) and the bytes.
 type Out = (Result<VirtioNetHdr, VirtioGsoError>, Vec<u8>, u16);
 
-/// Feeds raw-IP frames through GRO and flushes; returns each super-packet's
-/// `virtio_hdr` result, its written bytes and segment count.
-fn run(frames: &[Vec<u8>]) -> Vec<Out> {
+/// Feeds raw-IP frames through GRO and flushes, calling `f` per super-packet.
+fn run_with(frames: &[Vec<u8>], mut f: impl FnMut(&SuperPacket)) {
     let cfg = GroConfig {
         link: LinkType::RawIp,
         ..GroConfig::new()
     };
     let mut gro = Box::new(Gro::<8>::new(cfg));
+    let mut sink = |sp: &SuperPacket| f(sp);
+    for (i, fr) in frames.iter().enumerate() {
+        let _ = gro.receive(fr, i as u32, CsumMeta::NONE, 0, &mut sink);
+    }
+    gro.flush_all(&mut sink);
+}
+
+/// Each super-packet's `virtio_hdr` result, its written bytes and segment count.
+fn run(frames: &[Vec<u8>]) -> Vec<Out> {
     let mut outs = Vec::new();
-    let mut sink = |sp: &SuperPacket| {
+    run_with(frames, |sp| {
         let mut buf = vec![0u8; sp.len()];
         sp.write_into(&mut buf, |id| frames.get(id as usize).map(|f| f.as_slice()))
             .unwrap();
         let hdr = sp.virtio_hdr(GuestFrame::default(), PeerFeatures::default());
         outs.push((hdr, buf, sp.seg_count()));
-    };
-    for (i, f) in frames.iter().enumerate() {
-        let _ = gro.receive(f, i as u32, CsumMeta::NONE, 0, &mut sink);
-    }
-    gro.flush_all(&mut sink);
+    });
     outs
 }
 
@@ -170,4 +176,60 @@ fn gso_type_mapping_rules() {
     assert_eq!(virtio_gso(t), Err(VirtioGsoError::NoKind(t)));
     let t = GsoType::TCPV4 | GsoType::TCPV6;
     assert_eq!(virtio_gso(t), Err(VirtioGsoError::NoKind(t)));
+}
+
+#[test]
+fn write_virtio_into_is_the_header_then_the_packet() {
+    // A mergeable run: header + write_into's bytes, in one buffer.
+    let frames: Vec<Vec<u8>> = train(Spec::default(), 3).iter().map(|s| s.ip()).collect();
+    let mut seen = 0;
+    run_with(&frames, |sp| {
+        let mut buf = vec![0xEEu8; 70000];
+        let n = sp
+            .write_virtio_into(HdrLayout::Legacy, PeerFeatures::default(), &mut buf, |id| {
+                frames.get(id as usize).map(|f| f.as_slice())
+            })
+            .unwrap();
+        let mut want = vec![0u8; 10];
+        let hdr = sp
+            .virtio_hdr(GuestFrame::default(), PeerFeatures::default())
+            .unwrap();
+        hdr.write(HdrLayout::Legacy, &mut want).unwrap();
+        let mut body = vec![0u8; sp.len()];
+        sp.write_into(&mut body, |id| {
+            frames.get(id as usize).map(|f| f.as_slice())
+        })
+        .unwrap();
+        want.extend_from_slice(&body);
+        assert_eq!(&buf[..n], want.as_slice());
+        // One byte short: refused.
+        let mut short = vec![0xEEu8; n - 1];
+        let r = sp.write_virtio_into(
+            HdrLayout::Legacy,
+            PeerFeatures::default(),
+            &mut short,
+            |id| frames.get(id as usize).map(|f| f.as_slice()),
+        );
+        assert!(matches!(
+            r,
+            Err(VirtioWriteError::Write(WriteError::BufferTooSmall { .. }))
+        ));
+        assert!(short.iter().all(|&b| b == 0xEE));
+        seen += 1;
+    });
+    assert_eq!(seen, 1);
+    // A run virtio cannot say: refused, nothing written.
+    let mut fixed = train(Spec::default(), 3);
+    for s in &mut fixed {
+        s.id = 9;
+    }
+    let frames: Vec<Vec<u8>> = fixed.iter().map(|s| s.ip()).collect();
+    run_with(&frames, |sp| {
+        let mut buf = vec![0xEEu8; 70000];
+        let r = sp.write_virtio_into(HdrLayout::Legacy, PeerFeatures::default(), &mut buf, |id| {
+            frames.get(id as usize).map(|f| f.as_slice())
+        });
+        assert_eq!(r, Err(VirtioWriteError::Header(VirtioGsoError::FixedId)));
+        assert!(buf.iter().all(|&b| b == 0xEE));
+    });
 }

@@ -4,7 +4,9 @@
 use std::os::fd::RawFd;
 use std::sync::Arc;
 
-use netoffload::gro::{FlushReason, GroConfig, GroKinds, SoftwareVerify, SuperPacket, Verdict};
+use netoffload::gro::{
+    FlushReason, GroConfig, GroKinds, SoftwareVerify, SuperPacket, Verdict, VirtioWriteError,
+};
 use netoffload::state::CsumMeta;
 use netoffload::state::paravirt::virtio::{GuestFrame, HdrLayout, PeerFeatures, VirtioNetHdr};
 use netoffload::wire::LinkType;
@@ -93,19 +95,10 @@ impl RxPath {
     /// say it) its frames one by one.
     fn write_super(&self, sp: &SuperPacket, batch: &RecvBatch, out: &mut [u8]) {
         let frame_of = |id: u32| batch.frame(id as usize);
-        match sp.virtio_hdr(GuestFrame::default(), PeerFeatures::default()) {
-            Ok(hdr) => {
-                let (h, body) = out.split_at_mut(LAYOUT.len());
-                if hdr.write(LAYOUT, h).is_err() {
-                    self.counters.reason("drop_hdr_write");
-                    return;
-                }
-                match sp.write_into(body, frame_of) {
-                    Ok(len) => self.write(&[&out[..LAYOUT.len() + len]], sp.seg_count() as u64),
-                    Err(_) => self.counters.reason("drop_gro_write"),
-                }
-            }
-            Err(e) => {
+        match sp.write_virtio_into(LAYOUT, PeerFeatures::default(), out, frame_of) {
+            Ok(len) => self.write(&[&out[..len]], sp.seg_count() as u64),
+            Err(VirtioWriteError::Write(_)) => self.counters.reason("drop_gro_write"),
+            Err(VirtioWriteError::Header(e)) => {
                 self.counters
                     .reason(format!("gro_unsplit_{e:?}").replace(' ', ""));
                 for s in sp.segments() {
