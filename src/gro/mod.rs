@@ -127,6 +127,7 @@ mod parse_tests;
 mod reason;
 mod rules;
 mod segs;
+mod virtio;
 mod words;
 
 pub use config::{
@@ -135,3 +136,4 @@ pub use config::{
 pub use engine::{Gro, GroStats};
 pub use output::{GsoType, Held, IdMode, Segment, SuperPacket, Verdict, WriteError};
 pub use reason::FlushReason;
+pub use virtio::{VirtioGsoError, VirtioWriteError, virtio_gso};

@@ -73,6 +73,8 @@ mod gso;
 mod planner;
 mod pseudo;
 mod segment;
+mod segment_into;
+mod virtio_gso;
 
 pub use decide::{
     CrcReason, Device, DoneReason, Fill, FillReason, OffloadReason, SegmentCsum, SegmentReason,
@@ -87,3 +89,4 @@ pub use planner::{
     TxRing, WakeOutcome,
 };
 pub use segment::{Segments, plan, plan_tunnel, segment, segment_one, segment_tunnel};
+pub use segment_into::{Packed, StrideLimits, segment_into};

@@ -15,3 +15,4 @@ mod gro_static;
 mod gro_table;
 mod gro_tunnels;
 mod gro_udp;
+mod gro_virtio;

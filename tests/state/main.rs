@@ -25,3 +25,4 @@ mod state_props;
 mod state_rules;
 mod state_tunnel;
 mod virtio_linux_rules;
+mod virtio_tun_read;

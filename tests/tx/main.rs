@@ -13,4 +13,6 @@ mod tx_gro;
 mod tx_planner;
 mod tx_robust;
 mod tx_segment;
+mod tx_segment_into;
 mod tx_tunnel;
+mod tx_virtio_gso;

@@ -9,6 +9,7 @@
 mod from_meta;
 mod hdr;
 pub mod linux_rules;
+mod presets;
 mod to_meta;
 
 pub use from_meta::{GuestFrame, PeerFeatures, SuperPacket};
