@@ -2,7 +2,7 @@
 
 use super::outcome::{Span, StateError};
 use super::packet::PacketMut;
-use super::sum::rewrite_in_sum;
+use super::sum::{normalised, rewrite_in_sum};
 use crate::csum::Wsum;
 
 /// One pending write of up to 16 bytes.
@@ -34,7 +34,10 @@ impl Write {
 /// Checks every write against the buffer, then applies them in order. A
 /// `Complete` sum starting at `cur` is updated byte-exactly for every changed
 /// byte at or after `cur` (what `inet_proto_csum_replace4`'s `skb->csum`
-/// update does for pseudo-header fields, generalised).
+/// update does for pseudo-header fields, generalised), and left `+0` when the
+/// bytes it covers are all zero ([`normalised`]: a write outside the covered
+/// bytes subtracts and adds nothing, which in ones-complement turns `+0`
+/// into `-0`).
 pub(crate) fn apply(
     pkt: &mut PacketMut<'_>,
     writes: &[Write],
@@ -60,5 +63,6 @@ pub(crate) fn apply(
             old.copy_from_slice(new);
         }
     }
-    Ok(complete)
+    let covered = pkt.bytes().get(cur..).unwrap_or(&[]);
+    Ok(complete.map(|sum| normalised(sum, covered)))
 }

@@ -499,3 +499,25 @@ fn xen_gso_size_zero_is_refused_not_a_panic() {
         assert_eq!(frame, before, "refused: nothing written");
     }
 }
+
+/// Found by the `state_ops` fuzz smoke (fixed seed): a `Complete` pulled to
+/// the end of the packet covers no bytes (`+0`); a NAT that rewrites only
+/// bytes before `cur` subtracted and added nothing, which in ones-complement
+/// turned `+0` into `-0`. Every rewrite now leaves `+0` over zero bytes.
+#[test]
+fn nat_outside_an_empty_complete_keeps_plus_zero() {
+    use netoffload::state::{Addr, PacketMut, Rewrite};
+    for zeros in [0, 3] {
+        let (mut b, meta) = zero_payload_udp(zeros, 0);
+        let end = b.len();
+        let pkt = Packet::parse(&b, LinkType::RawIp).unwrap();
+        let o = state::pull(meta, &pkt, end).unwrap();
+        literally_equal(&o.meta, &[]);
+        let layers = *pkt.layers();
+        let mut m = PacketMut::new(&mut b, layers, end).unwrap();
+        let out = state::nat(o.meta, &mut m, Rewrite::Src(Addr::V4([192, 0, 2, 9]))).unwrap();
+        literally_equal(&out.meta, &[]);
+        let out = state::nat(out.meta, &mut m, Rewrite::DstPort(4242)).unwrap();
+        literally_equal(&out.meta, &[]);
+    }
+}
