@@ -76,3 +76,41 @@ fn tun_read_refuses_a_seed_that_does_not_match() {
     ip[20 + 16] ^= 0x01;
     assert!(hdr.to_meta(&ip, &VirtioPolicy::TUN_READ).is_err());
 }
+
+/// Issue 16 seam 1: `to_meta` hands back the layers it parsed (the same as
+/// `wire::parse`), and `None` for a frame that does not parse; Xen's blank
+/// slot hands back `checksum_setup`'s layers.
+#[test]
+fn to_meta_hands_back_the_parsed_layers() {
+    use netoffload::state::paravirt::virtio::SeedPolicy;
+    use netoffload::state::paravirt::xen::{self, XenCsum, XenTrust, XenTxFlags};
+    let (hdr, ip) = kernel_gso_read();
+    let inbound = hdr.to_meta(&ip, &VirtioPolicy::TUN_READ).unwrap();
+    assert_eq!(
+        inbound.layers,
+        Some(netoffload::wire::parse(&ip, LinkType::RawIp).unwrap())
+    );
+    // Not IP at all (ARP-like bytes on a tap): accepted without a checksum
+    // request, and no layers.
+    let junk = [
+        0x08u8, 0x06, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x08, 0x06, 0, 0, 0, 0,
+    ];
+    let plain = VirtioNetHdr::ZERO
+        .to_meta(&junk, &VirtioPolicy::TAP_READ)
+        .unwrap();
+    assert_eq!(plain.layers, None);
+    let mut frame = ip.clone();
+    let x = xen::to_meta(
+        XenCsum::from_tx(XenTxFlags::CSUM_BLANK),
+        &mut frame,
+        LinkType::RawIp,
+        None,
+        XenTrust::Ignore,
+        SeedPolicy::Verify,
+    )
+    .unwrap();
+    assert_eq!(
+        x.layers,
+        Some(netoffload::wire::parse(&ip, LinkType::RawIp).unwrap())
+    );
+}

@@ -13,7 +13,7 @@ use zerocopy::little_endian::U16;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 use crate::state::CsumMeta;
-use crate::wire::LinkType;
+use crate::wire::{Layers, LinkType};
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use super::peer::{Claim, DataValidAs, blank_partial, claim, data_valid_meta, inet_only};
@@ -277,6 +277,10 @@ pub struct XenInbound {
     pub seed: Option<SeedCheck>,
     /// Fix-up applied to the frame.
     pub fixup: XenFixup,
+    /// The frame's layers when this mapping parsed it (a blank or GSO slot:
+    /// `checksum_setup` parses); `None` otherwise. Hand them on instead of
+    /// parsing again.
+    pub layers: Option<Layers>,
 }
 
 /// A received slot to checksum metadata (netback `xenvif_tx_submit` +
@@ -364,6 +368,7 @@ pub fn to_meta(
             gso: gso_out,
             seed: Some(check),
             fixup,
+            layers: Some(l),
         });
     }
     let meta = if csum.is_validated() {
@@ -380,6 +385,7 @@ pub fn to_meta(
         gso: GsoOutcome::NotGso,
         seed: None,
         fixup: XenFixup::None,
+        layers: None,
     })
 }
 

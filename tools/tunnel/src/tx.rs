@@ -57,13 +57,10 @@ impl TxPath {
                     continue;
                 }
             };
-            // Seam 1 (to_meta handing back its layers) is not there yet: parse again.
-            let layers = match wire::parse(pkt, LinkType::RawIp) {
-                Ok(l) => l,
-                Err(_) => {
-                    self.counters.reason("drop_unparsed");
-                    continue;
-                }
+            // The layers to_meta parsed (no second parse).
+            let Some(layers) = inbound.layers else {
+                self.counters.reason("drop_unparsed");
+                continue;
             };
             let gso = match inbound.gso {
                 GsoOutcome::Segment(p) => match GsoInfo::from_virtio(&p) {

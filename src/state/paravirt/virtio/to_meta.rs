@@ -215,6 +215,9 @@ pub struct Inbound {
     pub seed: Option<SeedCheck>,
     /// `RSC_INFO` counts.
     pub rsc: Option<RscInfo>,
+    /// The frame's layers as `to_meta` parsed them (`None` when the frame
+    /// does not parse): hand them on instead of parsing again.
+    pub layers: Option<Layers>,
 }
 
 fn data_valid_meta(policy: DataValidPolicy) -> Result<CsumMeta, BoundaryError> {
@@ -530,6 +533,7 @@ impl VirtioNetHdr {
             gso,
             seed,
             rsc: rsc_info,
+            layers: parsed.ok(),
         })
     }
 }
