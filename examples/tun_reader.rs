@@ -5,16 +5,17 @@
 //!
 //! I have: the bytes of one `read()` from a TUN fd (header + packet).
 //! I want: MTU-size packets with correct checksums (or the metadata for one).
-//! Use: `VirtioNetHdr::parse`, `VirtioNetHdr::to_meta`, `tx::segment`.
+//! Use: `VirtioNetHdr::parse`, `VirtioNetHdr::to_meta` (`VirtioPolicy::TUN_READ`),
+//! `GsoInfo::from_virtio`, `tx::segment`.
 //!
 //! Run: `cargo run --example tun_reader` (it asserts its results).
 use netoffload::state::paravirt::setup;
 use netoffload::state::paravirt::virtio::{
-    GsoKind, GsoOutcome, HdrLayout, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
+    GsoOutcome, HdrLayout, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
 };
 use netoffload::state::{self, CsumMeta, Packet, Verdict};
-use netoffload::tx::{self, GsoInfo, GsoType, SegmentCsum};
-use netoffload::wire::{self, LinkType};
+use netoffload::tx::{self, GsoInfo, SegmentCsum};
+use netoffload::wire::LinkType;
 
 /// What the kernel would hand us: a 3-segment TCP super-packet, seed in the field.
 fn kernel_read() -> Result<Vec<u8>, Box<dyn std::error::Error>> {
@@ -43,27 +44,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let read = kernel_read()?;
     // Header -> metadata: every field checked against the packet.
     let (hdr, packet) = VirtioNetHdr::parse(&read, HdrLayout::Legacy)?;
-    let policy = VirtioPolicy {
-        link: LinkType::RawIp,
-        ..VirtioPolicy::DRIVER_RX
-    };
-    let inbound = hdr.to_meta(packet, &policy)?;
+    // A TUN read: the kernel wrote the header as a device (raw IP frames).
+    let inbound = hdr.to_meta(packet, &VirtioPolicy::TUN_READ)?;
     let GsoOutcome::Segment(gso) = inbound.gso else {
         panic!("expected a super-packet, got {:?}", inbound.gso)
     };
-    // The virtio GSO kind names the tx room's type by hand (one match).
-    let gso_type = match gso.kind {
-        GsoKind::TcpV4 => GsoType::TCPV4,
-        GsoKind::TcpV6 => GsoType::TCPV6,
-        GsoKind::UdpL4 => GsoType::UDP_L4,
-        other => panic!("not handled here: {other:?}"),
-    };
+    let info = GsoInfo::from_virtio(&gso).expect("TCP, not UFO");
 
-    // Metadata -> segments, checksums computed fused with the copy.
-    let layers = wire::parse(packet, LinkType::RawIp)?;
+    // Metadata -> segments on the layers to_meta parsed, checksums computed
+    // fused with the copy.
+    let layers = inbound.layers.expect("a checked super-packet parses");
     let mut bufs = vec![vec![0u8; 1500]; gso.segs];
     let mut outs: Vec<&mut [u8]> = bufs.iter_mut().map(|b| b.as_mut_slice()).collect();
-    let info = GsoInfo::new(gso.gso_size, gso_type);
     let plan = tx::segment(packet, &layers, info, SegmentCsum::Compute, &mut outs)?;
     assert_eq!(plan.count(), 3);
     for (i, seg) in bufs.iter().enumerate() {
