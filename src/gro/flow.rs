@@ -421,6 +421,26 @@ pub(crate) fn merge_tcp4_fixed(
     merge_tcp4_at(TCP4, s.tcp4, s, f, payload, len)
 }
 
+/// The TCP part of a fixed-layout merge, after the IP rows: ack and the flag
+/// word (data offset, reserved, flags but FIN/PSH, window) by the rule table's
+/// mask, then the options byte for byte (`tcp_gro_receive`'s header compare).
+#[inline(always)]
+fn tcp_rest_same<const N: usize>(
+    l: Fixed,
+    a: &[u8; N],
+    b: &[u8; N],
+    held: &[u8],
+    f: &[u8],
+    payload: usize,
+) -> bool {
+    let ack = l.tcp(tcp::ACK_OFFSET);
+    if (load8(a, ack) ^ load8(b, ack)) & ACK_FLAGS_WINDOW != 0 {
+        return false;
+    }
+    let (opts, thlen) = (l.options(), payload - l.tcp);
+    thlen <= tcp::OPTIONS_OFFSET || eq_at(held, opts, f, opts, payload - opts)
+}
+
 /// [`merge_tcp4_fixed`] for layout `l` (Ethernet or raw IP) of a flow that
 /// is `marked` with it.
 #[inline(always)]
@@ -444,13 +464,7 @@ pub(crate) fn merge_tcp4_at(
     if !ip4_same_tos_df_ttl(a, b, l.ip[0]) {
         return None;
     }
-    // TCP: ack, flag word (data offset, reserved, flags but FIN/PSH, window).
-    let ack = l.tcp(tcp::ACK_OFFSET);
-    if (load8(a, ack) ^ load8(b, ack)) & ACK_FLAGS_WINDOW != 0 {
-        return None;
-    }
-    let (opts, thlen) = (l.options(), payload - l.tcp);
-    if thlen > tcp::OPTIONS_OFFSET && !eq_at(&s.hdr, opts, f, opts, payload - opts) {
+    if !tcp_rest_same(l, a, b, &s.hdr, f, payload) {
         return None;
     }
     let count = s.segs.len() as u16;
@@ -741,12 +755,7 @@ pub(crate) fn merge_tcp6_fixed(
     if (load8(a, ip) ^ load8(b, ip)) & TCLASS_HOPS != 0 {
         return None;
     }
-    let ack = l.tcp(tcp::ACK_OFFSET);
-    if (load8(a, ack) ^ load8(b, ack)) & ACK_FLAGS_WINDOW != 0 {
-        return None;
-    }
-    let (opts, thlen) = (l.options(), payload - l.tcp);
-    if thlen > tcp::OPTIONS_OFFSET && !eq_at(&s.hdr, opts, f, opts, payload - opts) {
+    if !tcp_rest_same(l, a, b, &s.hdr, f, payload) {
         return None;
     }
     let seq = be32(b, l.tcp(tcp::SEQ_OFFSET)).unwrap_or(0);
