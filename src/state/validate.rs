@@ -4,7 +4,7 @@
 use super::outcome::{Outcome, Reason, StateError, Transition, Verdict, refuse};
 use super::packet::Packet;
 use super::site::{self, Kind, Site};
-use super::sum::{remove, sum_at};
+use super::sum::{normalised, remove, sum_at};
 use super::types::{CsumFlags, CsumLevel, CsumMeta, CsumState};
 use crate::csum::{self, Wsum};
 use crate::wire::Net;
@@ -267,7 +267,13 @@ pub(crate) fn check(
     if let CsumState::Complete { csum } = state {
         let (around, n) = around(pkt, &site);
         sw += n;
-        let l4sum = remove(csum, around).shifted_by(site.l4 - pkt.cur());
+        // A sum that cancels out is -0 in ones-complement; over all-zero bytes
+        // it must be +0, or an all-zero ICMP message (no pseudo-header to
+        // tell them apart) would pass with a zero checksum field.
+        let l4sum = normalised(
+            remove(csum, around).shifted_by(site.l4 - pkt.cur()),
+            b.get(site.l4..site.end).unwrap_or(&[]),
+        );
         if csum::fold(pseudo.add(l4sum)).is_zero() {
             flags |= CsumFlags::CSUM_VALID;
             return out(

@@ -521,3 +521,31 @@ fn nat_outside_an_empty_complete_keeps_plus_zero() {
         literally_equal(&out.meta, &[]);
     }
 }
+
+/// Found by the `state_ops` fuzz run: an all-zero ICMPv4 message (checksum
+/// field 0, which is wrong: zeros sum to +0, the field must make it -0)
+/// followed by padding, under a device `Complete` sum over everything. Taking
+/// the padding and the IP header out of the sum leaves -0, which without a
+/// pseudo-header folds to "valid". The sum over all-zero bytes is +0: Bad.
+#[test]
+fn all_zero_icmp_under_complete_is_bad() {
+    for pad in [0usize, 6, 217] {
+        let mut b = Vec::new();
+        etherparse::PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .icmpv4_echo_request(0, 0)
+            .write(&mut b, &[])
+            .unwrap();
+        // The ICMP message: type 8 -> make every byte zero (type 0 = echo reply).
+        for x in &mut b[20..28] {
+            *x = 0;
+        }
+        b.extend((0..pad).map(|i| (i * 37 + 11) as u8));
+        let meta = CsumMeta::from_state(CsumState::Complete {
+            csum: oracle::honest_complete(&b, 0),
+        });
+        let pkt = Packet::parse(&b, LinkType::RawIp).unwrap();
+        let v = state::validate(meta, &pkt).unwrap();
+        assert_eq!(v.verdict, Verdict::Bad, "pad {pad}: {v:?}");
+        oracle::assert_sound(&View::new(&b, Link::RawIp, 0, 20), &v.meta);
+    }
+}
