@@ -549,3 +549,62 @@ fn all_zero_icmp_under_complete_is_bad() {
         oracle::assert_sound(&View::new(&b, Link::RawIp, 0, 20), &v.meta);
     }
 }
+
+/// Found by the `state_ops` fuzz run after the virtio padding fix: DPDK's
+/// `NONE` (data valid, field blank) on a UDP frame with 496 bytes of non-zero
+/// junk after the datagram became a `Partial` whose fill would sum the junk
+/// in. Every boundary that hands out a `Partial` applies the one padding
+/// rule: DPDK and AF_PACKET fall back to no `Partial`, Xen refuses.
+#[test]
+fn no_boundary_hands_out_a_partial_over_non_zero_padding() {
+    use netoffload::state::paravirt::afpacket::{self, Captured, TpStatus};
+    use netoffload::state::paravirt::dpdk::{self, Encap, RxCsum, RxStatus};
+    use netoffload::state::paravirt::setup;
+    use netoffload::state::paravirt::virtio::SeedPolicy;
+    use netoffload::state::paravirt::xen::{self, XenCsum, XenTrust, XenTxFlags};
+    use netoffload::state::paravirt::{BoundaryError, MetaField, Rule};
+    for junk in [false, true] {
+        let mut b = Vec::new();
+        etherparse::PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .udp(1234, 5678)
+            .write(&mut b, &[7; 40])
+            .unwrap();
+        let found = setup::checksum_setup(&b, LinkType::RawIp).unwrap();
+        setup::write_seed(&mut b, &found).unwrap();
+        b.extend((0..496).map(|i| if junk { (i * 13 + 5) as u8 } else { 0 }));
+        let rx = RxCsum {
+            l4: RxStatus::NoneDataValid,
+            ..RxCsum::UNKNOWN
+        };
+        let d = dpdk::rx_to_meta_frame(rx, Encap::None, &b, LinkType::RawIp);
+        let partial = matches!(d.meta.state(), CsumState::Partial { .. });
+        assert_eq!(partial, !junk, "dpdk, junk {junk}: {:?}", d.meta);
+        let a = afpacket::status_to_meta(TpStatus::CSUMNOTREADY, &b, LinkType::RawIp);
+        assert_eq!(
+            matches!(a, Captured::NotReady(_)),
+            !junk,
+            "af_packet, junk {junk}: {a:?}"
+        );
+        let mut frame = b.clone();
+        let x = xen::to_meta(
+            XenCsum::from_tx(XenTxFlags::CSUM_BLANK),
+            &mut frame,
+            LinkType::RawIp,
+            None,
+            XenTrust::Ignore,
+            SeedPolicy::Verify,
+        );
+        if junk {
+            assert_eq!(
+                x.err(),
+                Some(BoundaryError::forbidden(
+                    MetaField::Packet,
+                    Rule::BytesAfterDatagram
+                ))
+            );
+            assert_eq!(frame, b, "a refusal changes nothing");
+        } else {
+            assert!(x.is_ok(), "{x:?}");
+        }
+    }
+}

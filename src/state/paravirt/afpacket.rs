@@ -95,7 +95,11 @@ pub fn status_to_meta(status: TpStatus, frame: &[u8], link: LinkType) -> Capture
     if status.contains(TpStatus::CSUMNOTREADY) {
         let located = checksum_setup(frame, link)
             .ok()
-            .filter(|s| super::setup::check_seed(frame, &s.layers, s.start, s.offset).is_ok());
+            .filter(|s| super::setup::check_seed(frame, &s.layers, s.start, s.offset).is_ok())
+            .filter(|s| {
+                super::peer::check_padding(frame, &s.layers, crate::state::PartialKind::Inet)
+                    .is_ok()
+            });
         return match located {
             Some(s) => Captured::NotReady(
                 CsumMeta::new(

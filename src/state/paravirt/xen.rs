@@ -16,7 +16,9 @@ use crate::state::CsumMeta;
 use crate::wire::{Layers, LinkType};
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
-use super::peer::{Claim, DataValidAs, blank_partial, claim, data_valid_meta, inet_only};
+use super::peer::{
+    Claim, DataValidAs, blank_partial, check_padding, claim, data_valid_meta, inet_only,
+};
 use super::setup::{SeedCheck, SeedSkip, check_seed, checksum_setup, write_seed};
 use super::virtio::{GsoKind, GsoOutcome, GsoParams, SeedPolicy, SuperPacket};
 
@@ -308,6 +310,7 @@ pub fn to_meta(
     if csum.is_blank() || force_partial {
         let setup = checksum_setup(frame, link)?;
         let l = setup.layers;
+        check_padding(frame, &l, crate::state::PartialKind::Inet)?;
         let gso_out = match gso {
             None => GsoOutcome::NotGso,
             Some(g) => {

@@ -1,6 +1,6 @@
 //! Receive side: the 2-bit checksum statuses of `ol_flags` and what they may claim.
 
-use crate::state::paravirt::peer::{Claim, claim};
+use crate::state::paravirt::peer::{Claim, check_padding, claim};
 use crate::state::paravirt::setup;
 use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use crate::wire::LinkType;
@@ -235,8 +235,9 @@ pub fn rx_to_meta(rx: RxCsum, encap: Encap) -> DpdkRx {
 /// [`rx_to_meta`] with the frame at hand: an untunnelled `NONE` whose field
 /// holds the pseudo-header seed of a plain TCP/UDP packet becomes `Partial`
 /// with `CSUM_BLANK | DATA_VALID` (the virtio PMD's `NEEDS_CSUM` case), so it
-/// can be forwarded without a software sum and filled where needed. Otherwise
-/// the same as [`rx_to_meta`].
+/// can be forwarded without a software sum and filled where needed (not over
+/// non-zero padding, which a fill would sum in). Otherwise the same as
+/// [`rx_to_meta`].
 pub fn rx_to_meta_frame(rx: RxCsum, encap: Encap, frame: &[u8], link: LinkType) -> DpdkRx {
     let plain = rx_to_meta(rx, encap);
     if rx.l4 != RxStatus::NoneDataValid || encap != Encap::None {
@@ -245,7 +246,9 @@ pub fn rx_to_meta_frame(rx: RxCsum, encap: Encap, frame: &[u8], link: LinkType) 
     let Ok(setup) = setup::checksum_setup(frame, link) else {
         return plain;
     };
-    if setup::check_seed(frame, &setup.layers, setup.start, setup.offset).is_err() {
+    if setup::check_seed(frame, &setup.layers, setup.start, setup.offset).is_err()
+        || check_padding(frame, &setup.layers, PartialKind::Inet).is_err()
+    {
         return plain;
     }
     let meta = CsumMeta::new(
