@@ -305,7 +305,17 @@ fn ip(b: &[u8], l3: usize, out: &mut Vec<Site>, depth: u8) {
     if v6 {
         while matches!(proto, 0 | 43 | 60 | 51 | 44) {
             if proto == 44 {
-                return; // fragment header: stop
+                // An atomic fragment (offset 0, M clear; RFC 6946) is a whole
+                // datagram: Linux's ipv6_frag_rcv passes it on unfragmented
+                // and its L4 checksum counts. Any other fragment: stop.
+                let off_m = be16(b, l4 + 2).unwrap_or(1);
+                let Some(&next) = b.get(l4) else { return };
+                if off_m & 0xFFF9 != 0 {
+                    return;
+                }
+                proto = next;
+                l4 += 8;
+                continue;
             }
             let (Some(&next), Some(&hl)) = (b.get(l4), b.get(l4 + 1)) else {
                 return; // truncated extension header
