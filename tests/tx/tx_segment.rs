@@ -113,7 +113,7 @@ proptest! {
             prop_assert_eq!(oracle::check(&view, &meta), Ok(()));
             let end = got.len();
             device_fill(&mut got, start, offset, end);
-            prop_assert_eq!(&got, want);
+            prop_assert_eq!(&got, &as_device_writes(want, start + offset));
         }
     }
 
@@ -427,4 +427,33 @@ fn jumbogram_with_other_options_is_refused() {
         .err(),
         Some(TxError::Jumbogram)
     );
+}
+
+/// A segment whose TCP checksum is +0 (the second of this train): the device,
+/// like `skb_checksum_help`, writes -0 (0xFFFF) there; found by the property
+/// test above once in about a hundred runs.
+#[test]
+fn partial_segment_with_zero_checksum_finished_as_mangled_zero() {
+    let t = train(
+        false,
+        3,
+        750,
+        376,
+        0,
+        false,
+        false,
+        true,
+        1399237120635372684,
+    );
+    let sup = gro_super(&t.segs);
+    let (p, out) = run(&sup, t.gso, SegmentCsum::Partial).unwrap();
+    let CsumState::Partial { start, offset, .. } = p.state() else {
+        panic!("not partial")
+    };
+    assert_eq!(t.segs[1][start + offset..start + offset + 2], [0, 0]);
+    for (mut got, want) in out.into_iter().zip(&t.segs) {
+        let end = got.len();
+        device_fill(&mut got, start, offset, end);
+        assert_eq!(got, as_device_writes(want, start + offset));
+    }
 }

@@ -113,6 +113,18 @@ pub fn device_fill(frame: &mut [u8], start: usize, offset: usize, end: usize) {
     frame[start + offset..start + offset + 2].copy_from_slice(&c.to_be_bytes());
 }
 
+/// `original` as [`device_fill`] leaves it: a zero checksum at `at` becomes 0xFFFF.
+/// Software GSO (`gso_make_checksum`) writes +0 and `skb_checksum_help` -0
+/// (`CSUM_MANGLED_0`); both verify, so a device-finished segment equals the
+/// original with that one substitution.
+pub fn as_device_writes(original: &[u8], at: usize) -> Vec<u8> {
+    let mut v = original.to_vec();
+    if v[at..at + 2] == [0, 0] {
+        v[at..at + 2].copy_from_slice(&[0xff, 0xff]);
+    }
+    v
+}
+
 /// A device doing the SCTP CRC32c.
 pub fn device_crc(frame: &mut [u8], start: usize, offset: usize, end: usize) {
     frame[start + offset..start + offset + 4].fill(0);
