@@ -12,7 +12,7 @@ use core::fmt;
 ///
 /// Kept unfolded so sums of pieces can be added cheaply; fold it with
 /// [`fold`](super::fold) to get a header checksum.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, zerocopy::FromZeros)]
 pub struct Wsum(u32);
 
 impl Wsum {

@@ -12,11 +12,17 @@ pub const MAX_SEGS: usize = 64;
 /// Most header bytes (frame start to the first payload byte) a flow keeps.
 pub const MAX_HEADER: usize = 256;
 
+/// Which kinds of GRO run; each can be switched off at run time
+/// (Linux: `NETIF_F_GRO`, `NETIF_F_GRO_UDP_FWD`, tunnel sockets' `gro_receive`).
+///
+/// Declared outside `bitflags!` so that all-zero memory is a valid value
+/// (`FromZeros`, for tables built in place).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, zerocopy::FromZeros)]
+#[repr(transparent)]
+pub struct GroKinds(u8);
+
 bitflags::bitflags! {
-    /// Which kinds of GRO run; each can be switched off at run time
-    /// (Linux: `NETIF_F_GRO`, `NETIF_F_GRO_UDP_FWD`, tunnel sockets' `gro_receive`).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub struct GroKinds: u8 {
+    impl GroKinds: u8 {
         /// TCP over IPv4.
         const TCP4 = 1 << 0;
         /// TCP over IPv6.
@@ -28,9 +34,12 @@ bitflags::bitflags! {
     }
 }
 
+crate::wire::flags_debug!(GroKinds);
+
 /// What to do when a UDP tunnel's outer checksum is zero and nothing else vouches
 /// for the inner checksum (the brief's VXLAN-on-82599 story).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, zerocopy::FromZeros)]
+#[repr(u8)]
 pub enum TunnelPolicy {
     /// The 2015 gate of `udp_gro_receive`: no tunnel GRO unless the packet is
     /// `Partial`, a `csum_level` remains or a running sum is valid.
@@ -41,7 +50,8 @@ pub enum TunnelPolicy {
 }
 
 /// Whether the engine may sum bytes in software to verify a checksum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, zerocopy::FromZeros)]
+#[repr(u8)]
 pub enum SoftwareVerify {
     /// Verify in software when the state does not vouch (Linux always does).
     On,
@@ -50,7 +60,7 @@ pub enum SoftwareVerify {
 }
 
 /// Engine configuration (Linux: `gro_max_size`, device GRO features, tunnel sockets).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, zerocopy::FromZeros)]
 pub struct GroConfig {
     /// Largest IP datagram (outermost IP header to the end) of a super-packet,
     /// inclusive. Default 65535; values above 65535 are clamped (no BIG TCP).

@@ -21,7 +21,7 @@ use crate::wire::{gre, ipv4, tcp, udp};
 const NIL: u16 = u16::MAX;
 
 /// Counters of what the engine did (for reports and the replay tool).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, zerocopy::FromZeros)]
 pub struct GroStats {
     /// Packets passed to `receive`.
     pub packets: u64,
@@ -44,8 +44,8 @@ pub struct GroStats {
 ///
 /// Each flow keeps the first packet's header bytes (up to
 /// [`MAX_HEADER`](super::MAX_HEADER)), and the id and payload range of every
-/// segment: [`Gro::FLOW_BYTES`] = 915 bytes per flow on 64-bit targets
-/// (`size_of`, checked by `tests/gro_static.rs`), so 16,384 flows take about
+/// segment: [`Gro::FLOW_BYTES`] = 923 bytes per flow on 64-bit targets
+/// (`size_of`, checked by `tests/gro/gro_static.rs`), so 16,384 flows take about
 /// 15 MB. A table that large does not fit a thread stack (`Box::new(Gro::new(..))`
 /// builds the value on the stack first, and overflows an 8 MB one even
 /// optimised). Build it where it stays:
@@ -53,15 +53,20 @@ pub struct GroStats {
 /// - in a `static` with the `const fn` [`Gro::new`]:
 ///   `static GRO: Mutex<Gro<16384>> = Mutex::new(Gro::new(GroConfig::new()));`
 ///   (built at compile time; the image carries it in its data section);
+/// - in zeroed memory: all-zero bytes are a valid `Gro` ([`zerocopy::FromZeros`],
+///   proven at compile time), so heap or pool memory is zeroed where it lies
+///   and then made an empty engine by [`Gro::reset`], which needs one flow's
+///   worth of stack: `let mut g = Gro::<16384>::new_box_zeroed()?; g.reset(cfg);`
+///   (zerocopy's `alloc` feature), or for a `&mut MaybeUninit<Gro<N>>` pool
+///   slot, zero it with `write_bytes` and `assume_init_mut` (sound because
+///   `Gro: FromZeros`), then `reset`;
 /// - in memory that already holds a table (a pool slot, a `static` reused
-///   for another device), emptied and reconfigured in place by
-///   [`Gro::reset`], which needs one flow's worth of stack.
+///   for another device), emptied and reconfigured in place by [`Gro::reset`].
 ///
-/// There is no initialiser from uninitialised memory (`&mut MaybeUninit<Gro>`):
-/// safe Rust fills a `MaybeUninit` only by moving a whole value into it, and
-/// that value passes through the stack even optimised (measured: a 16,384-flow
-/// table overflows a 2 MB stack in a release build). This module forbids
-/// `unsafe`; a caller with raw memory writes that one step itself.
+/// A zeroed engine must be [`reset`](Gro::reset) before use. There is no
+/// initialiser taking `&mut MaybeUninit<Gro>` itself: safe Rust fills a
+/// `MaybeUninit` only by moving a whole value into it, which passes through
+/// the stack, and this crate forbids `unsafe` outside its SIMD kernels.
 ///
 /// # Frames stay alive while held
 ///
@@ -71,7 +76,7 @@ pub struct GroStats {
 /// written ([`SuperPacket::write_into`] reads each segment's payload through
 /// its id); a frame whose `receive` returned `PassUp` is the caller's again at
 /// once.
-#[derive(Debug)]
+#[derive(Debug, zerocopy::FromZeros)]
 pub struct Gro<const FLOWS: usize> {
     cfg: GroConfig,
     flows: [SuperPacket; FLOWS],
@@ -1180,3 +1185,10 @@ fn tcp_sum_ok(frame: &[u8], ip: usize) -> Option<u64> {
         .is_zero()
         .then_some(data.len() as u64)
 }
+
+/// All-zero memory is a valid `Gro` (for in-place construction, see
+/// [`Gro::reset`]): checked at compile time, as the derive alone only adds bounds.
+const _: fn() = || {
+    fn from_zeros<T: zerocopy::FromZeros>() {}
+    from_zeros::<Gro<1>>();
+};

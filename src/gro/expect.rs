@@ -122,7 +122,7 @@ pub(crate) struct Next {
 /// words; the frame length the next segment must have, or 0 when no segment
 /// can merge by prediction. The prediction itself is made at compare time
 /// from the first header and [`Next`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, zerocopy::FromZeros)]
 pub(crate) struct Expect {
     /// Per IPv4 header (outer, inner), modulo 0xFFFF.
     ip_base: [u32; 2],

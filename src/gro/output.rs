@@ -47,7 +47,7 @@ pub enum Verdict {
 
 /// One coalesced segment: its packet id and where its payload sits in that
 /// packet's frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, zerocopy::FromZeros)]
 pub struct Segment {
     /// The caller's opaque packet id.
     pub id: u32,
@@ -64,11 +64,17 @@ impl Segment {
     }
 }
 
+/// Segmentation type of a super-packet (Linux `SKB_GSO_*` as set by the
+/// `*_gro_complete` functions).
+///
+/// Declared outside `bitflags!` so that all-zero memory is a valid value
+/// (`FromZeros`, for tables built in place).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, zerocopy::FromZeros)]
+#[repr(transparent)]
+pub struct GsoType(u32);
+
 bitflags::bitflags! {
-    /// Segmentation type of a super-packet (Linux `SKB_GSO_*` as set by the
-    /// `*_gro_complete` functions).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-    pub struct GsoType: u32 {
+    impl GsoType: u32 {
         /// TCP over IPv4 (`SKB_GSO_TCPV4`).
         const TCPV4 = 1 << 0;
         /// TCP over IPv6 (`SKB_GSO_TCPV6`).
@@ -100,8 +106,11 @@ bitflags::bitflags! {
     }
 }
 
+crate::wire::flags_debug!(GsoType);
+
 /// The IPv4 ID mode of one IP layer of a flow, decided by its second segment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, zerocopy::FromZeros)]
+#[repr(u8)]
 pub enum IdMode {
     /// Only one segment so far (or IPv6).
     #[default]
@@ -152,6 +161,7 @@ impl fmt::Display for WriteError {
 // identity, counters) shares the first cache lines of a flow, then the
 // segment list, then the header bytes (read at insert and at completion).
 #[repr(C)]
+#[derive(zerocopy::FromZeros)]
 pub struct SuperPacket {
     /// The next full-size segment's header, predicted (fixed layouts only).
     pub(crate) exp: Expect,

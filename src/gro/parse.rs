@@ -65,7 +65,8 @@ pub(crate) fn byte(b: &[u8], at: usize) -> Option<u8> {
 }
 
 /// The transport GRO works on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, zerocopy::FromZeros)]
+#[repr(u8)]
 pub(crate) enum L4 {
     /// TCP.
     #[default]
@@ -75,7 +76,8 @@ pub(crate) enum L4 {
 }
 
 /// The tunnel between the outer and the inner IP header.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, zerocopy::FromZeros)]
+#[repr(u8)]
 pub(crate) enum Encap {
     /// No tunnel.
     #[default]
@@ -91,7 +93,7 @@ pub(crate) enum Encap {
 }
 
 /// One IP header.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, zerocopy::FromZeros)]
 pub(crate) struct Ip {
     /// Offset of the IP header.
     pub off: u16,
@@ -114,7 +116,7 @@ impl Ip {
 }
 
 /// Offsets of one candidate packet, all from the start of the frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, zerocopy::FromZeros)]
 pub(crate) struct Parsed {
     /// IP headers, outermost first; `ips[n - 1]` carries the L4.
     pub ips: [Ip; 2],

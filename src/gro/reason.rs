@@ -13,6 +13,8 @@ use core::fmt;
 /// `udp_gro_receive_segment` and `skb_gro_receive`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
+#[derive(zerocopy::FromZeros)]
+#[repr(u8)]
 pub enum FlushReason {
     /// A TCP flag other than FIN and PSH differs from the held packet's
     /// (`tcp_flag_word` compare in `tcp_gro_receive`).

@@ -7,7 +7,7 @@ use super::output::Segment;
 const _: () = assert!(MAX_SEGS.is_power_of_two() && MAX_SEGS <= u8::MAX as usize);
 
 /// Up to [`MAX_SEGS`] segments in order.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, zerocopy::FromZeros)]
 pub(crate) struct SegList {
     n: u8,
     items: [Segment; MAX_SEGS],

@@ -9,7 +9,9 @@ use crate::csum::Wsum;
 /// `CHECKSUM_UNNECESSARY` report covers, minus one (Linux `csum_level`, 2 bits).
 ///
 /// A value of this type is always 0..=3: level 4 cannot be built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, zerocopy::FromZeros,
+)]
 pub struct CsumLevel(u8);
 
 impl CsumLevel {
@@ -63,7 +65,8 @@ impl CsumLevel {
 }
 
 /// Which checksum a `Partial` state asks to be finished.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, zerocopy::FromZeros)]
+#[repr(u8)]
 pub enum PartialKind {
     /// A ones-complement Internet checksum (TCP, UDP, GRE, ICMPv6...).
     Inet,
@@ -73,7 +76,8 @@ pub enum PartialKind {
 
 /// What is known about the packet's L4 checksums (Linux `ip_summed` and its
 /// companion fields). The variants are exclusive, like the kernel's union.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, zerocopy::FromZeros)]
+#[repr(u8)]
 pub enum CsumState {
     /// `CHECKSUM_NONE`: nothing is claimed.
     None,
@@ -125,11 +129,17 @@ impl fmt::Display for CsumState {
     }
 }
 
+/// Side facts about the checksums (Linux `csum_valid`, `csum_complete_sw`,
+/// and the Xen / virtio facts that must survive every hop).
+///
+/// Declared outside `bitflags!` so that all-zero memory is a valid value
+/// (`FromZeros`, for tables built in place).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, zerocopy::FromZeros)]
+#[repr(transparent)]
+pub struct CsumFlags(u8);
+
 bitflags::bitflags! {
-    /// Side facts about the checksums (Linux `csum_valid`, `csum_complete_sw`,
-    /// and the Xen / virtio facts that must survive every hop).
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-    pub struct CsumFlags: u8 {
+    impl CsumFlags: u8 {
         /// The L4 checksum field is not filled yet (Xen `csum_blank`); it must be
         /// filled before a consumer that needs a real checksum.
         const CSUM_BLANK = 1 << 0;
@@ -144,6 +154,8 @@ bitflags::bitflags! {
         const COMPLETE_SW = 1 << 3;
     }
 }
+
+crate::wire::flags_debug!(CsumFlags);
 
 /// Why a combination of state and flags was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,7 +1,8 @@
 //! The result of [`parse`](super::parse()): where each layer starts and what it is.
 
 /// How the buffer begins.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, zerocopy::FromZeros)]
+#[repr(u8)]
 pub enum LinkType {
     /// An Ethernet II frame (with optional VLAN tags).
     Ethernet,

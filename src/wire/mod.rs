@@ -47,6 +47,8 @@
 mod cast;
 pub mod consts;
 mod error;
+mod flags_fmt;
+pub(crate) use flags_fmt::flags_debug;
 pub mod ethernet;
 pub mod geneve;
 pub mod gre;

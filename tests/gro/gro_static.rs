@@ -2,8 +2,9 @@
 //!
 //! A 16,384-flow table (about 15 MB) lives in a `static` (the `const fn`
 //! constructor) and is used from a 2 MB thread stack; a heap table is
-//! emptied and reconfigured in place (`Gro::reset`) on a 2 MB stack; both
-//! coalesce. The per-flow size the docs state is the
+//! emptied and reconfigured in place (`Gro::reset`) on a 2 MB stack, and one
+//! is built from zeroed heap memory and from an uninitialised slot
+//! (`Gro: FromZeros`); all coalesce. The per-flow size the docs state is the
 //! one `size_of` gives. `SuperPacket::write_finished_into` leaves every
 //! checksum correct by the independent oracle (`tests/support/oracle.rs`),
 //! where `write_into` leaves the seed.
@@ -229,6 +230,44 @@ fn big_table_reset_in_place_on_a_small_stack() {
         let out = run(&mut boxed, &flow(Spec::default(), 2), CsumMeta::NONE);
         assert_eq!(out.len(), 1);
     });
+}
+
+#[test]
+fn big_table_from_zeroed_heap_memory_on_a_small_stack() {
+    use zerocopy::FromZeros;
+    on_small_stack(|| {
+        // Allocated zeroed (`alloc_zeroed`): no value on the stack.
+        let mut gro = Gro::<BIG>::new_box_zeroed().expect("15 MB");
+        gro.reset(GroConfig::new());
+        coalesces(&mut gro);
+    });
+}
+
+#[test]
+fn big_table_in_an_uninitialised_slot_on_a_small_stack() {
+    on_small_stack(|| {
+        let mut slot = Box::<Gro<BIG>>::new_uninit();
+        // SAFETY: `Gro: FromZeros` (checked at compile time in `src/gro/engine.rs`), so the
+        // zeroed slot holds a valid `Gro`; this is the caller's step the docs
+        // describe for pool memory.
+        let gro = unsafe {
+            slot.as_mut_ptr().write_bytes(0, 1);
+            slot.assume_init_mut()
+        };
+        gro.reset(GroConfig::new());
+        coalesces(gro);
+    });
+}
+
+#[test]
+fn reset_of_zeroed_memory_gives_what_new_gives() {
+    use zerocopy::FromZeros;
+    let mut cfg = GroConfig::new();
+    cfg.kinds = GroKinds::TCP4 | GroKinds::TUNNEL;
+    cfg.max_segs = 7;
+    let mut zeroed = Gro::<4>::new_zeroed();
+    zeroed.reset(cfg);
+    assert_eq!(format!("{zeroed:?}"), format!("{:?}", Gro::<4>::new(cfg)));
 }
 
 #[test]
