@@ -1,8 +1,9 @@
 //! The model and the crate against DPDK's own code: `dpdk_harness.c` runs the
 //! 22.11 header functions (`rte_validate_tx_offload`,
 //! `rte_net_intel_cksum_prepare`) on the same mbufs. Runs when
-//! `DPDK_TX_HARNESS` names the built harness (needs `libdpdk-dev`, so not in
-//! CI); otherwise it says it was skipped.
+//! `DPDK_TX_HARNESS` names the built harness (needs `libdpdk-dev`; `ci/dpdk`
+//! installs it, builds the harness and runs this); otherwise it says it was
+//! skipped.
 
 use super::dpdk_model::{self as model, Release};
 use super::prop::{FLIP_BITS, Pkt, fitting, make_pkt, spec_strategy};
