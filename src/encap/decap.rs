@@ -7,7 +7,7 @@
 //! `skb_postpull_rcsum` for every pulled header byte.
 
 use super::config::{EncapConfig, MAX_DEPTH};
-use super::error::{DecapError, Rejected};
+use super::error::DecapError;
 use super::header::{detect, parse_inner, parse_tunnel};
 use super::tunnel::{InnerProto, OuterCsum, Tunnel};
 use crate::csum::Sum16;
@@ -86,7 +86,7 @@ fn check_context(bytes: &[u8], outer: &Layers, at: usize) -> Result<(), DecapErr
 }
 
 /// Maps a refused state transition (offsets that do not fit) to a decap error.
-fn refused(r: Refused, offset: usize) -> DecapError {
+fn refused(r: Refused<StateError>, offset: usize) -> DecapError {
     match r.error {
         StateError::Meta(e) => DecapError::Meta(e),
         _ => DecapError::BadContext { offset },
@@ -110,7 +110,7 @@ fn refused(r: Refused, offset: usize) -> DecapError {
 /// The inner packet is `bytes[..inner.end]` with current layer `inner.l3`.
 ///
 /// A bad outer checksum is [`DecapError::BadOuterChecksum`]. On any error
-/// nothing changes and `meta` comes back in [`Rejected`].
+/// nothing changes and `meta` comes back in a [`Refused`].
 ///
 /// The 82599 case (DESIGN.md 1): a device that verified only the outer UDP
 /// checksum reports level 0; with a non-zero outer checksum decap converts to
@@ -149,13 +149,13 @@ pub fn decap(
     at: usize,
     meta: CsumMeta,
     cfg: &EncapConfig,
-) -> Result<Decap, Rejected> {
+) -> Result<Decap, Refused<DecapError>> {
     let original = meta.clone();
     match decap_inner(bytes, outer, at, meta, cfg) {
         Ok(d) => Ok(d),
-        Err(error) => Err(Rejected {
-            error,
+        Err(error) => Err(Refused {
             meta: original,
+            error,
         }),
     }
 }
@@ -360,7 +360,7 @@ pub fn decap_nested(
     at: usize,
     meta: CsumMeta,
     cfg: &EncapConfig,
-) -> Result<Nested, Rejected> {
+) -> Result<Nested, Refused<DecapError>> {
     let limit = cfg.depth_limit();
     let mut layers = *outer;
     let mut frame = bytes;
@@ -372,17 +372,17 @@ pub fn decap_nested(
         && (steps.is_empty() || !layers.fragment.is_fragment)
     {
         if steps.len() >= limit {
-            return Err(Rejected {
-                error: DecapError::TooDeep { limit },
+            return Err(Refused {
                 meta,
+                error: DecapError::TooDeep { limit },
             });
         }
         let d = match decap(frame, &layers, cur_at, cur, cfg) {
             Ok(d) => d,
             Err(r) => {
-                return Err(Rejected {
-                    error: r.error,
+                return Err(Refused {
                     meta,
+                    error: r.error,
                 });
             }
         };
@@ -393,9 +393,9 @@ pub fn decap_nested(
             sw_bytes: d.sw_bytes,
         };
         if steps.push(step).is_err() {
-            return Err(Rejected {
-                error: DecapError::TooDeep { limit },
+            return Err(Refused {
                 meta,
+                error: DecapError::TooDeep { limit },
             });
         }
         layers = d.inner;

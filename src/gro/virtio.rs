@@ -150,7 +150,10 @@ impl SuperPacket {
         } else {
             None
         };
-        VirtioNetHdr::from_meta(self.meta(), frame, gso, peer).map_err(VirtioGsoError::Boundary)
+        // The metadata is derived from the descriptor, so the refusal's copy is
+        // dropped: `self.meta()` gives it again.
+        VirtioNetHdr::from_meta(self.meta(), frame, gso, peer)
+            .map_err(|refused| VirtioGsoError::Boundary(refused.error))
     }
 
     /// One TUN (or vhost) write's bytes: the `layout`-sized header from

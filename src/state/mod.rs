@@ -106,6 +106,7 @@ mod nat;
 mod outcome;
 mod packet;
 pub mod paravirt;
+mod refused;
 mod rewrite;
 pub(crate) mod setup;
 pub(crate) mod site;
@@ -118,8 +119,9 @@ pub use fill::fill;
 pub use forward::{bridge, check_ipv4_header, route};
 pub use headers::{pull, push, trim};
 pub use nat::{Addr, Rewrite, nat};
-pub use outcome::{Outcome, Reason, Refused, Span, StateError, Transition, Verdict};
+pub use outcome::{Outcome, Reason, Span, StateError, Transition, Verdict};
 pub use packet::{Packet, PacketMut};
+pub use refused::Refused;
 pub use setup::checksum_setup;
 pub use types::{CsumFlags, CsumLevel, CsumMeta, CsumState, MetaError, PartialKind};
 pub use validate::{

@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use super::refused::Refused;
 use super::types::{CsumLevel, CsumMeta, MetaError};
 use crate::wire::Transport;
 
@@ -273,26 +274,8 @@ impl From<MetaError> for StateError {
     }
 }
 
-impl core::error::Error for Refused {}
-
-/// A transition that could not run: the error and the unchanged metadata,
-/// handed back because transitions take it by value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refused {
-    /// The metadata as it was before the call.
-    pub meta: CsumMeta,
-    /// Why.
-    pub error: StateError,
-}
-
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (state kept: {})", self.error, self.meta.state())
-    }
-}
-
 /// The return type of every fallible transition.
-pub type Transition = Result<Outcome, Refused>;
+pub type Transition = Result<Outcome, Refused<StateError>>;
 
 /// Shorthand for a refusal.
 pub(crate) const fn refuse(meta: CsumMeta, error: StateError) -> Transition {

@@ -4,8 +4,8 @@
 //! transmit decision's offsets against the frame and trims the padding.
 
 use super::decide::{Fill, TxAction};
-use super::error::{TxError, TxRefusal};
-use crate::state::{self, CsumFlags, CsumMeta, CsumState, PacketMut, PartialKind};
+use super::error::TxError;
+use crate::state::{self, CsumFlags, CsumMeta, CsumState, PacketMut, PartialKind, Refused};
 use crate::wire::Layers;
 
 /// Does a [`TxAction::FillSoftware`] on the frame and returns the new metadata
@@ -13,22 +13,22 @@ use crate::wire::Layers;
 ///
 /// The fill sums up to `layers.end` (the IP length), so trailing padding never
 /// enters the sum. Checks every offset first: on error nothing is written and
-/// the metadata comes back unchanged in the [`TxRefusal`].
+/// the metadata comes back unchanged in the [`Refused`].
 pub fn fill(
     frame: &mut [u8],
     layers: &Layers,
     meta: CsumMeta,
     action: &TxAction,
-) -> Result<CsumMeta, TxRefusal> {
+) -> Result<CsumMeta, Refused<TxError>> {
     let TxAction::FillSoftware(f) = action else {
-        return Err(TxRefusal {
+        return Err(Refused {
             meta,
             error: TxError::NotAFill,
         });
     };
     match fill_bytes(frame, layers, &meta, f) {
         Ok(m) => Ok(m),
-        Err(error) => Err(TxRefusal { meta, error }),
+        Err(error) => Err(Refused { meta, error }),
     }
 }
 

@@ -80,7 +80,7 @@ pub use decide::{
     CrcReason, Device, DoneReason, Fill, FillReason, OffloadReason, SegmentCsum, SegmentReason,
     TxAction, decide,
 };
-pub use error::{PlanError, TunnelField, TxError, TxRefusal};
+pub use error::{PlanError, TunnelField, TxError};
 pub use features::{Features, FixedFeatures};
 pub use fill::fill;
 pub use gso::{GsoInfo, GsoLimits, GsoType, required_features};

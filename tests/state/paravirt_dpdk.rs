@@ -349,7 +349,7 @@ fn tx_requests_for_plain_packets() {
     )
     .unwrap_err();
     assert_eq!(
-        e,
+        e.error,
         BoundaryError::forbidden(MetaField::State, Rule::PartialNotAtTransport)
     );
     // A blank field without a place cannot even be built (state's rule), so no
@@ -474,10 +474,12 @@ fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
         level: CsumLevel::L0,
     });
     let before = f.clone();
+    let refused = dpdk::meta_to_tx(un.clone(), &mut f, &l, None, Some(sp), false).unwrap_err();
     assert_eq!(
-        dpdk::meta_to_tx(un, &mut f, &l, None, Some(sp), false).unwrap_err(),
+        refused.error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoWithoutChecksumState)
     );
+    assert_eq!(refused.meta, un, "the refusal hands the metadata back");
     assert_eq!(f, before);
 }
 

@@ -154,8 +154,13 @@ fn mirage_net_xen_123_aggregated_frames_carry_data_validated() {
     // A super-packet nobody verified cannot leave flagless.
     let e = xen::from_meta(CsumMeta::NONE, &frame, LinkType::Ethernet, Some(sp)).unwrap_err();
     assert_eq!(
-        e,
+        e.error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoWithoutChecksumState)
+    );
+    assert_eq!(
+        e.meta,
+        CsumMeta::NONE,
+        "the refusal hands the metadata back"
     );
     // A GRO super-packet (Partial, seed in the field) goes as blank + validated.
     let pframe = make_partial(frame, spec);
@@ -246,5 +251,5 @@ fn huge_vlan_hlen_is_an_error() {
         PeerFeatures::default(),
     )
     .unwrap_err();
-    assert_eq!(e.field, MetaField::VirtioCsumStart);
+    assert_eq!(e.error.field, MetaField::VirtioCsumStart);
 }

@@ -676,8 +676,13 @@ fn from_meta_partial_offsets_are_relative_to_the_peer_frame() {
     )
     .unwrap_err();
     assert_eq!(
-        e,
+        e.error,
         BoundaryError::forbidden(MetaField::FrameBase, Rule::StartBeforeFrame)
+    );
+    assert_eq!(
+        e.meta,
+        partial(10, 6),
+        "the refusal hands the metadata back"
     );
     let e = VirtioNetHdr::from_meta(
         partial(70_000, 6),
@@ -686,7 +691,7 @@ fn from_meta_partial_offsets_are_relative_to_the_peer_frame() {
         PeerFeatures::default(),
     )
     .unwrap_err();
-    assert_eq!(e.field, MetaField::VirtioCsumStart);
+    assert_eq!(e.error.field, MetaField::VirtioCsumStart);
 }
 
 #[test]
@@ -748,7 +753,8 @@ fn from_meta_refuses_what_virtio_cannot_say() {
     });
     assert_eq!(
         VirtioNetHdr::from_meta(crc, GuestFrame::default(), None, PeerFeatures::default())
-            .unwrap_err(),
+            .unwrap_err()
+            .error,
         BoundaryError::forbidden(MetaField::State, Rule::Crc32cNotExpressible)
     );
     // A blank field without Partial offsets cannot be built (state's rule).
@@ -779,7 +785,8 @@ fn from_meta_refuses_what_virtio_cannot_say() {
                 rsc_info: false
             }
         )
-        .unwrap_err(),
+        .unwrap_err()
+        .error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoWithoutChecksumState)
     );
     let ufo = SuperPacket {
@@ -793,7 +800,8 @@ fn from_meta_refuses_what_virtio_cannot_say() {
             Some(ufo),
             PeerFeatures::default()
         )
-        .unwrap_err(),
+        .unwrap_err()
+        .error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoTypeNotExpressible)
     );
 }

@@ -311,7 +311,7 @@ fn from_meta_maps_the_2005_semantics() {
     let e =
         xen::from_meta(partial(spec.l4() + 4, 12), &frame, LinkType::Ethernet, None).unwrap_err();
     assert_eq!(
-        e,
+        e.error,
         BoundaryError::forbidden(MetaField::State, Rule::PartialNotAtTransport)
     );
     // NIC-verified: data_validated only.
@@ -357,6 +357,7 @@ fn from_meta_maps_the_2005_semantics() {
     assert_eq!(
         xen::from_meta(crc, &good, LinkType::Ethernet, None)
             .unwrap_err()
+            .error
             .kind,
         MetaErrorKind::Forbidden(Rule::Crc32cNotExpressible)
     );
@@ -371,7 +372,9 @@ fn from_meta_maps_the_2005_semantics() {
         level: CsumLevel::L0,
     });
     assert_eq!(
-        xen::from_meta(un, &good, LinkType::Ethernet, Some(sp)).unwrap_err(),
+        xen::from_meta(un, &good, LinkType::Ethernet, Some(sp))
+            .unwrap_err()
+            .error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoTypeNotExpressible)
     );
 }

@@ -710,6 +710,7 @@ fn super_packet(kind: GsoKind) -> SuperPacket {
 fn from_meta_refuses_offsets_the_peer_would_refuse() {
     let out = |meta, gso| {
         VirtioNetHdr::from_meta(meta, GuestFrame::default(), gso, PeerFeatures::default())
+            .map_err(|refused| refused.error)
     };
     assert_eq!(
         out(partial(14, 16), None),

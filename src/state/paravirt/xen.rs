@@ -12,7 +12,7 @@
 use zerocopy::little_endian::U16;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::state::CsumMeta;
+use crate::state::{CsumMeta, Refused};
 use crate::wire::{Layers, LinkType};
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
@@ -415,13 +415,25 @@ pub struct XenOutbound {
 /// #123: aggregated frames without it are re-segmented with the parent's
 /// checksum by Windows, or fixed up in software by Linux); without either it is
 /// refused, so the caller verifies first.
+///
+/// A refusal hands `meta` back, unchanged, beside the error.
 pub fn from_meta(
     meta: CsumMeta,
     frame: &[u8],
     link: LinkType,
     gso: Option<SuperPacket>,
+) -> Result<XenOutbound, Refused<BoundaryError>> {
+    outbound(&meta, frame, link, gso).map_err(|error| Refused { meta, error })
+}
+
+/// [`from_meta`] on borrowed metadata.
+fn outbound(
+    meta: &CsumMeta,
+    frame: &[u8],
+    link: LinkType,
+    gso: Option<SuperPacket>,
 ) -> Result<XenOutbound, BoundaryError> {
-    let csum = match claim(&meta) {
+    let csum = match claim(meta) {
         Claim::Partial {
             start,
             offset,

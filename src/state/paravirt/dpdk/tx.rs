@@ -7,7 +7,7 @@ use crate::state::paravirt::setup::{
     check_udp_length, field_at, layers_fit, pseudo_len, pseudo_seed, transport_csum_field,
 };
 use crate::state::paravirt::virtio::{GsoKind, SuperPacket};
-use crate::state::{CsumFlags, CsumMeta, CsumState};
+use crate::state::{CsumFlags, CsumMeta, CsumState, Refused};
 use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
 
 use super::{OuterTx, TxOffload, bits_len, ol, validate_tx_offload};
@@ -120,9 +120,22 @@ pub fn convert_seed(
 /// convention ([`SeedLength::of_request`]) and, with `outer_udp_csum`, the
 /// outer UDP field holding the outer pseudo-header seed. A PMD's `tx_prepare`
 /// after this writes the same values again. Every check runs before any write;
-/// the request passes [`validate_tx_offload`].
+/// the request passes [`validate_tx_offload`]. A refusal hands `meta` back,
+/// unchanged, beside the error.
 pub fn meta_to_tx(
     meta: CsumMeta,
+    frame: &mut [u8],
+    layers: &Layers,
+    outer: Option<OuterTx>,
+    gso: Option<SuperPacket>,
+    ip_csum: bool,
+) -> Result<TxOffload, Refused<BoundaryError>> {
+    tx_request(&meta, frame, layers, outer, gso, ip_csum).map_err(|error| Refused { meta, error })
+}
+
+/// [`meta_to_tx`] on borrowed metadata.
+fn tx_request(
+    meta: &CsumMeta,
     frame: &mut [u8],
     layers: &Layers,
     outer: Option<OuterTx>,
@@ -137,7 +150,7 @@ pub fn meta_to_tx(
         ));
     }
     let mut tx = TxOffload::default();
-    let l4 = l4_request(&meta, layers)?;
+    let l4 = l4_request(meta, layers)?;
     if let CsumState::Partial { kind, .. } = meta.state() {
         check_padding(frame, layers, kind)?;
     }

@@ -1,8 +1,8 @@
 //! From a checksum state to the virtio-net header handed to the peer (Linux
 //! `virtio_net_hdr_from_skb`).
 
-use crate::state::CsumMeta;
 use crate::state::paravirt::peer::{Claim, claim, inet_only};
+use crate::state::{CsumMeta, Refused};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
 use super::linux_rules;
@@ -77,14 +77,26 @@ impl VirtioNetHdr {
     /// without `Partial`, UFO, `gso_size` 0, and offsets the peer's
     /// `virtio_net_hdr_to_skb` would refuse ([`linux_rules::check_handed_out`]:
     /// `csum_start` below `nh_min_len` or past 65470, a GSO type's other offset).
+    ///
+    /// A refusal hands `meta` back, unchanged, beside the error.
     pub fn from_meta(
         meta: CsumMeta,
         frame: GuestFrame,
         gso: Option<SuperPacket>,
         peer: PeerFeatures,
+    ) -> Result<VirtioNetHdr, Refused<BoundaryError>> {
+        VirtioNetHdr::for_meta(&meta, frame, gso, peer).map_err(|error| Refused { meta, error })
+    }
+
+    /// [`Self::from_meta`] on borrowed metadata.
+    fn for_meta(
+        meta: &CsumMeta,
+        frame: GuestFrame,
+        gso: Option<SuperPacket>,
+        peer: PeerFeatures,
     ) -> Result<VirtioNetHdr, BoundaryError> {
         let mut hdr = VirtioNetHdr::ZERO;
-        match claim(&meta) {
+        match claim(meta) {
             Claim::Partial {
                 start,
                 offset,
