@@ -12,8 +12,8 @@ use super::header::{detect, parse_inner, parse_tunnel};
 use super::tunnel::{InnerProto, OuterCsum, Tunnel};
 use crate::csum::Sum16;
 use crate::state::{
-    CsumFlags, CsumMeta, CsumState, Packet, Reason, Refused, StateError, ValidateOptions, Verdict,
-    ZeroUdp6, pull, trim, try_convert, validate_with,
+    CsumFlags, CsumMeta, CsumState, CsumVerdict, Packet, Reason, Refused, StateError,
+    ValidateOptions, ZeroUdp6, pull, trim, try_convert, validate_with,
 };
 use crate::wire::{ErrorKind, Field, Layer, Layers};
 
@@ -207,7 +207,7 @@ fn decap_inner(
         };
         let v = validate_with(meta, &pkt, opts).map_err(|r| refused(r, l4))?;
         sw += v.sw_bytes;
-        if v.verdict == Verdict::Bad {
+        if v.verdict == CsumVerdict::Bad {
             let (layer, field) = match tunnel.outer_csum {
                 OuterCsum::Gre(f) => (Layer::Gre, f),
                 OuterCsum::Udp(f) => (Layer::Udp, f),

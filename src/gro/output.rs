@@ -1,4 +1,4 @@
-//! What leaves the engine: verdicts for the packet just received, and
+//! What leaves the engine: the disposition of the packet just received, and
 //! super-packet descriptors for flushed flows.
 
 use core::fmt;
@@ -27,11 +27,11 @@ pub enum Held {
     NewFlow,
 }
 
-/// The verdict on one received packet (Linux `dev_gro_receive`'s `GRO_MERGED*`,
-/// `GRO_HELD`, `GRO_NORMAL`).
+/// What the engine did with one received packet: holds it, or passes it up
+/// (Linux `dev_gro_receive`'s `GRO_MERGED*`, `GRO_HELD`, `GRO_NORMAL`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[must_use]
-pub enum Verdict {
+pub enum Disposition {
     /// The engine holds the packet; it will leave inside a super-packet.
     Held(Held),
     /// Deliver the packet now, alone, after any super-packets this call

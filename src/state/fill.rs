@@ -1,6 +1,6 @@
 //! Transmit fill: finishing a `Partial` checksum in software.
 
-use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
+use super::outcome::{CsumVerdict, Outcome, Reason, Span, StateError, Transition, refuse};
 use super::packet::PacketMut;
 use super::rewrite::{Write, apply};
 use super::site::sctp_crc;
@@ -72,7 +72,7 @@ pub fn fill(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
     let meta = CsumMeta::new(CsumState::None, flags).unwrap_or(CsumMeta::NONE);
     Ok(Outcome {
         meta,
-        verdict: Verdict::NotChecked,
+        verdict: CsumVerdict::NotChecked,
         reason,
         sw_bytes: len - start,
     })

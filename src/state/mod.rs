@@ -40,8 +40,8 @@
 //! Every transition takes a sound state to a sound state, or returns
 //! [`Refused`] with the unchanged metadata and a [`StateError`]. A state only
 //! claims validity that came from the device, a verified computation, or a
-//! trusted local origin. Checking results are [`Verdict`]s with a [`Reason`];
-//! a bad checksum is `Verdict::Bad`, not an error.
+//! trusted local origin. Checking results are [`CsumVerdict`]s with a [`Reason`];
+//! a bad checksum is `CsumVerdict::Bad`, not an error.
 //!
 //! # Transitions (and the Linux function each models)
 //!
@@ -62,7 +62,7 @@
 //!
 //! ```
 //! use netoffload::state::{self, ConntrackConfig, CsumFlags, CsumMeta, Hook, Packet,
-//!     PacketMut, Reason, Verdict};
+//!     PacketMut, Reason, CsumVerdict};
 //! use netoffload::wire::LinkType;
 //!
 //! // A TCP packet as a guest hands it over: checksum field not filled yet.
@@ -81,7 +81,7 @@
 //! let meta = state::bridge(meta).meta; // both Xen facts survive
 //! let ct = state::conntrack(meta, &pkt.as_packet(), Hook::PreRouting,
 //!     ConntrackConfig::default()).expect("TCP");
-//! assert_eq!((ct.verdict, ct.reason), (Verdict::Good, Reason::PartialTrusted));
+//! assert_eq!((ct.verdict, ct.reason), (CsumVerdict::Good, Reason::PartialTrusted));
 //!
 //! // The physical device has no checksum offload: fill in software.
 //! let out = state::fill(ct.meta, &mut pkt).expect("field in bounds");
@@ -91,7 +91,7 @@
 //! // The wire bytes now verify.
 //! let check = state::validate(CsumMeta::NONE, &Packet::parse(&frame, LinkType::Ethernet)?)
 //!     .expect("TCP");
-//! assert_eq!(check.verdict, Verdict::Good);
+//! assert_eq!(check.verdict, CsumVerdict::Good);
 //! # Ok::<(), netoffload::wire::ParseError>(())
 //! ```
 //!
@@ -119,7 +119,7 @@ pub use fill::fill;
 pub use forward::{bridge, check_ipv4_header, route};
 pub use headers::{pull, push, trim};
 pub use nat::{Addr, Rewrite, nat};
-pub use outcome::{Outcome, Reason, Span, StateError, Transition, Verdict};
+pub use outcome::{CsumVerdict, Outcome, Reason, Span, StateError, Transition};
 pub use packet::{Packet, PacketMut};
 pub use refused::Refused;
 pub use setup::checksum_setup;

@@ -13,7 +13,7 @@ use crate::wire::Transport;
 /// metadata is sound (GRO flushes, local delivery drops). Errors ([`StateError`])
 /// mean the transition could not run at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
+pub enum CsumVerdict {
     /// The checksum is known good: verified now, by the device, or trusted origin.
     Good,
     /// The checksum is wrong (verified in software).
@@ -124,7 +124,7 @@ pub struct Outcome {
     /// The new metadata (sound for the packet as it is after the transition).
     pub meta: CsumMeta,
     /// What was found out about the checksum.
-    pub verdict: Verdict,
+    pub verdict: CsumVerdict,
     /// Why.
     pub reason: Reason,
     /// Bytes summed in software (ones-complement or CRC) by this transition.
@@ -136,7 +136,7 @@ impl Outcome {
     pub(crate) const fn same(meta: CsumMeta, reason: Reason) -> Outcome {
         Outcome {
             meta,
-            verdict: Verdict::NotChecked,
+            verdict: CsumVerdict::NotChecked,
             reason,
             sw_bytes: 0,
         }
