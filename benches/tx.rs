@@ -39,7 +39,7 @@ fn fill(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("software_fill", size), &size, |b, _| {
             b.iter(|| {
                 let m = CsumMeta::from_state(meta.state());
-                black_box(tx::fill(black_box(&mut f), &l, m, &action).ok())
+                black_box(tx::fill_software(black_box(&mut f), &l, m, &action).ok())
             })
         });
         // Baseline in the same run: the bare sum over the same bytes (what the

@@ -7,7 +7,7 @@
 //! I have: a guest frame and its netif TX flags.
 //! I want: to forward it through the host and send it on a plain NIC.
 //! Use: `paravirt::xen::to_meta` (its layers), `state::bridge`, `state::conntrack`,
-//! `tx::decide`, `tx::fill`.
+//! `tx::decide`, `tx::fill_software`.
 //!
 //! Run: `cargo run --example xen_guest_tx` (it asserts its results).
 use netoffload::state::paravirt::virtio::SeedPolicy;
@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nic = Device::new(Features::empty());
     let action = tx::decide(&ct.meta, &layers, None, &nic)?;
     assert!(matches!(action, TxAction::FillSoftware(_)), "{action:?}");
-    let sent = tx::fill(&mut frame, &layers, ct.meta, &action)?;
+    let sent = tx::fill_software(&mut frame, &layers, ct.meta, &action)?;
     assert!(!sent.is_blank());
 
     // What reaches the wire verifies from scratch.

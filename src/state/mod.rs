@@ -55,7 +55,7 @@
 //! | [`nat()`] | `inet_proto_csum_replace4/16/2` |
 //! | [`conntrack()`] | `nf_ip_checksum` / `nf_ip6_checksum` + L4 error handlers |
 //! | [`checksum_setup`] | `skb_checksum_setup` (Xen `csum_blank` without offsets) |
-//! | [`fill()`] | `skb_checksum_help`, `skb_crc32c_csum_help` |
+//! | [`fill_partial()`] | `skb_checksum_help`, `skb_crc32c_csum_help` |
 //!
 //! # Example: a guest's blank checksum through a bridge and conntrack to a
 //! device without offload (the Xen 2005 scenario)
@@ -84,7 +84,7 @@
 //! assert_eq!((ct.verdict, ct.reason), (CsumVerdict::Good, Reason::PartialTrusted));
 //!
 //! // The physical device has no checksum offload: fill in software.
-//! let out = state::fill(ct.meta, &mut pkt).expect("field in bounds");
+//! let out = state::fill_partial(ct.meta, &mut pkt).expect("field in bounds");
 //! assert_eq!(out.reason, Reason::Filled);
 //! assert!(!out.meta.is_blank());
 //!
@@ -99,7 +99,7 @@
 #![forbid(unsafe_code)]
 
 mod conntrack;
-mod fill;
+mod fill_partial;
 mod forward;
 mod headers;
 mod nat;
@@ -115,7 +115,7 @@ mod types;
 mod validate;
 
 pub use conntrack::{ConntrackConfig, Hook, conntrack};
-pub use fill::fill;
+pub use fill_partial::fill_partial;
 pub use forward::{bridge, check_ipv4_header, route};
 pub use headers::{pull, push, trim};
 pub use nat::{Addr, Rewrite, nat};

@@ -62,7 +62,7 @@ pub enum FillReason {
     NoSctpCrc,
 }
 
-/// A software fill to do now (see [`fill`](super::fill)).
+/// A software fill to do now (see [`fill_software`](super::fill_software)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Fill {
     /// First byte summed (`csum_start`), from the start of the frame.

@@ -102,7 +102,7 @@ pub enum TxError {
         /// Why.
         error: StateError,
     },
-    /// An action that is not a software fill was passed to [`fill`](super::fill).
+    /// An action that is not a software fill was passed to [`fill_software`](super::fill_software).
     NotAFill,
 }
 

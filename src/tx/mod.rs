@@ -8,7 +8,7 @@
 //! 2. [`decide()`] maps the packet's [`CsumMeta`](crate::state::CsumMeta),
 //!    layers and GSO request to a [`TxAction`] with its reason
 //!    (`validate_xmit_skb`): offload, CRC offload, fill in software
-//!    ([`fill()`]), segment first ([`segment()`]) or nothing to do. A `csum_blank`
+//!    ([`fill_software()`]), segment first ([`segment()`]) or nothing to do. A `csum_blank`
 //!    packet always leaves filled or offloaded.
 //! 3. A [`TxAction::Segment`] is carried out by [`segment()`] (TCP over IPv4/IPv6,
 //!    UDP GSO, IPv6 BIG TCP jumbograms) or [`segment_tunnel`] (VXLAN, GENEVE and
@@ -35,8 +35,8 @@
 //!   one place: `IP_CSUM` / `IPV6_CSUM` offload needs the TCP/UDP field at the
 //!   transport header. Inside tunnels only `HW_CSUM` offloads the inner
 //!   checksum.
-//! - `fill.rs`: [`fill()`] carries out a software fill through
-//!   [`state::fill`](crate::state::fill) (the only fill), after checking the
+//! - `fill_software.rs`: [`fill_software()`] carries out a software fill through
+//!   [`state::fill_partial`](crate::state::fill_partial) (the only fill), after checking the
 //!   decision's offsets and trimming Ethernet padding.
 //! - `segment.rs`: [`plan`] / [`segment()`] / [`segment_one`] (TCP over IPv4 and
 //!   IPv6, UDP GSO, IPv6 BIG TCP jumbograms without their Hop-by-Hop header,
@@ -68,7 +68,7 @@
 mod decide;
 mod error;
 mod features;
-mod fill;
+mod fill_software;
 mod gso;
 mod planner;
 mod pseudo;
@@ -82,7 +82,7 @@ pub use decide::{
 };
 pub use error::{PlanError, TunnelField, TxError};
 pub use features::{Features, FixedFeatures};
-pub use fill::fill;
+pub use fill_software::fill_software;
 pub use gso::{GsoInfo, GsoLimits, GsoType, required_features};
 pub use planner::{
     BatchEnd, BatchReport, Completion, Prepared, QueueState, RingConfig, RingStats, TxContext,

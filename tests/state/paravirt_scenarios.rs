@@ -66,7 +66,7 @@ fn guest_bridge_nic_without_offload_fills_once() {
         sound(&frame, spec, &out.meta);
         // The physical NIC has no checksum offload: fill in software.
         let mut pkt = PacketMut::parse(&mut frame, LinkType::Ethernet).unwrap();
-        let out = state::fill(out.meta, &mut pkt).unwrap();
+        let out = state::fill_partial(out.meta, &mut pkt).unwrap();
         sw += out.sw_bytes;
         assert!(oracle::all_correct(&frame, Link::Ethernet), "{spec:?}");
         sound(&frame, spec, &out.meta);
@@ -232,7 +232,7 @@ fn host_to_guest_blank_field_is_filled_only_if_the_guest_forwards() {
     assert_eq!(got.sw_bytes, 0, "consumed locally: never filled");
     // The guest routes it on to a device without offload: fill once.
     let mut p = PacketMut::parse(&mut frame, LinkType::Ethernet).unwrap();
-    let f = state::fill(g.meta, &mut p).unwrap();
+    let f = state::fill_partial(g.meta, &mut p).unwrap();
     assert_eq!(f.sw_bytes, frame.len() - spec.l4());
     assert!(oracle::all_correct(&frame, Link::Ethernet));
     // Xen guest: csum_blank | data_validated.
@@ -287,7 +287,7 @@ fn vxlan_pair(udp_csum: UdpCsumMode, spec: Spec) -> (usize, CsumVerdict) {
     let frame = &mut buf[e.start..e.end];
     // Sender NIC without offload.
     let mut p = PacketMut::parse(frame, LinkType::Ethernet).unwrap();
-    let f = state::fill(e.meta, &mut p).unwrap();
+    let f = state::fill_partial(e.meta, &mut p).unwrap();
     sw += f.sw_bytes;
     let frame: Vec<u8> = frame.to_vec();
     assert!(

@@ -287,7 +287,7 @@ fn step(w: &mut World, op: Op) -> Option<state::Outcome> {
         }
         Op::Fill => {
             let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();
-            state::fill(w.meta.clone(), &mut pm)
+            state::fill_partial(w.meta.clone(), &mut pm)
         }
         Op::Ipv4Header => state::check_ipv4_header(w.meta.clone(), &w.pkt()),
     };
@@ -470,7 +470,7 @@ proptest! {
                 Op::Conntrack(_) => state::conntrack(w.meta.clone(), &w.pkt(), Hook::PreRouting, ConntrackConfig::default()),
                 Op::Fill => {
                     let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();
-                    state::fill(w.meta.clone(), &mut pm)
+                    state::fill_partial(w.meta.clone(), &mut pm)
                 }
                 Op::Route => {
                     let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();

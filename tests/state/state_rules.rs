@@ -392,7 +392,7 @@ fn nat_on_partial_moves_the_seed_only_for_addresses() {
     let out = state::nat(out.meta, &mut pm, Rewrite::DstPort(1234)).unwrap();
     sound(&b, at.l3, at.l4, at.l4, &out.meta);
     let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-    let f = state::fill(out.meta, &mut pm).unwrap();
+    let f = state::fill_partial(out.meta, &mut pm).unwrap();
     assert_eq!(f.reason, Reason::Filled);
     assert!(oracle::all_correct(&b, Link::Ethernet));
 }
@@ -484,7 +484,7 @@ fn xen_2005_blank_checksum_through_bridge_and_conntrack_to_a_dumb_nic() {
     assert_eq!(ct.reason, Reason::PartialTrusted);
     let m = state::bridge(ct.meta).meta;
     let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-    let f = state::fill(m, &mut pm).unwrap();
+    let f = state::fill_partial(m, &mut pm).unwrap();
     assert_eq!(f.reason, Reason::Filled);
     assert!(!f.meta.is_blank());
     assert!(oracle::all_correct(&b, Link::Ethernet), "wire bytes verify");
@@ -513,7 +513,7 @@ fn fill_sctp_partial_writes_crc32c() {
         kind: PartialKind::Crc32c,
     });
     let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-    let f = state::fill(m, &mut pm).unwrap();
+    let f = state::fill_partial(m, &mut pm).unwrap();
     assert_eq!(f.reason, Reason::FilledCrc32c);
     assert!(oracle::all_correct(&b, Link::Ethernet));
 }
@@ -536,7 +536,7 @@ fn bad_input_is_refused_with_the_meta_handed_back() {
     });
     let mut b2 = b.clone();
     let mut pm = PacketMut::parse(&mut b2, LinkType::Ethernet).unwrap();
-    let r = state::fill(bad.clone(), &mut pm).unwrap_err();
+    let r = state::fill_partial(bad.clone(), &mut pm).unwrap_err();
     assert_eq!(r.meta, bad);
     assert_eq!(b2, b);
     assert_eq!(
@@ -560,7 +560,7 @@ fn checksum_setup_points_partial_at_the_field_and_recalculates_the_seed() {
         let blank = CsumMeta::new(s.meta.state(), s.meta.flags() | CsumFlags::CSUM_BLANK).unwrap();
         sound(&b, at.l3, at.l4, at.l4, &blank);
         let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-        let f = state::fill(blank, &mut pm).unwrap();
+        let f = state::fill_partial(blank, &mut pm).unwrap();
         assert_eq!(f.reason, Reason::Filled);
         assert!(oracle::all_correct(&b, Link::Ethernet), "{v6} {l4:?}");
     }

@@ -1461,7 +1461,7 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
             Ok(true)
         }
         Op::Fill => {
-            run.mutating("fill", st, state::fill)?;
+            run.mutating("fill", st, state::fill_partial)?;
             Ok(true)
         }
         Op::CheckIpv4Header => {

@@ -21,7 +21,7 @@ use crate::csum::{self, Sum16, Wsum};
 /// (Ethernet padding a guest left on the frame) are not part of the segment,
 /// as `ip_rcv` would have trimmed them (`pskb_trim_rcsum`).
 /// Which packets to fill (by device features) is the transmit room's decision.
-pub fn fill(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
+pub fn fill_partial(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
     let CsumState::Partial {
         start,
         offset,
