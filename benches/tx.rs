@@ -7,9 +7,9 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use etherparse::PacketBuilder;
 use netoffload::state::{CsumMeta, CsumState, PartialKind};
 use netoffload::tx::{
-    self, Device, Features, GsoInfo, GsoType, Prepared, SegmentCsum, TxAction, TxContext, TxRing,
+    self, Device, Features, GsoInfo, Prepared, SegmentCsum, TxAction, TxContext, TxRing,
 };
-use netoffload::wire::{self, LinkType};
+use netoffload::wire::{self, GsoType, LinkType};
 
 /// An Ethernet/IPv4/TCP frame of `frame_len` bytes.
 fn tcp_frame(frame_len: usize) -> Vec<u8> {

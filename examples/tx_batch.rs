@@ -9,10 +9,8 @@
 //!
 //! Run: `cargo run --example tx_batch` (it asserts its results).
 use netoffload::state::{self, CsumMeta, CsumVerdict, Packet, PacketMut};
-use netoffload::tx::{
-    self, BatchEnd, Device, Features, GsoInfo, GsoType, TxAction, TxContext, TxRing,
-};
-use netoffload::wire::{self, LinkType};
+use netoffload::tx::{self, BatchEnd, Device, Features, GsoInfo, TxAction, TxContext, TxRing};
+use netoffload::wire::{self, GsoType, LinkType};
 
 /// A TCP/IPv4 frame of `len` payload bytes as the stack leaves it: seed in
 /// the checksum field, `Partial` at the TCP header.

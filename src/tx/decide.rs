@@ -4,8 +4,9 @@
 
 use super::error::TxError;
 use super::features::Features;
-use super::gso::{GsoInfo, GsoLimits, GsoType, TUNNEL, required_features};
+use super::gso::{GsoInfo, GsoLimits, TUNNEL, required_features};
 use crate::state::{CsumMeta, CsumState, PartialKind};
+use crate::wire::GsoType;
 use crate::wire::{Layers, Net, Transport};
 
 /// The transmitting device as a decision sees it: features and segmentation limits.

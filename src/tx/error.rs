@@ -2,9 +2,8 @@
 
 use core::fmt;
 
-use super::gso::GsoType;
 use crate::state::StateError;
-use crate::wire::{Net, Transport};
+use crate::wire::{GsoType, Net, Transport};
 
 /// A refused transmit request: the field or limit at fault. Nothing was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -27,8 +27,9 @@
 //!   kernel's `netdev_intersect_features`, `netdev_increment_features`,
 //!   `netdev_fix_features`, `harmonize_features` and the bridge's
 //!   recomputation.
-//! - `gso.rs`: [`GsoType`] (`SKB_GSO_*`, the same type GRO emits, so a GRO
-//!   descriptor goes to [`decide()`] unchanged), [`required_features`]
+//! - `gso.rs`: what a [`GsoType`](crate::wire::GsoType) (`SKB_GSO_*`, the
+//!   `wire` type GRO emits, so a GRO descriptor goes to [`decide()`]
+//!   unchanged) needs: [`required_features`]
 //!   (`net_gso_ok`), [`GsoInfo`], [`GsoLimits`].
 //! - `decide.rs`: [`decide()`], modelling `validate_xmit_skb`,
 //!   `netif_needs_gso` and `skb_csum_hwoffload_help`. Stricter than Linux in
@@ -83,7 +84,7 @@ pub use decide::{
 pub use error::{PlanError, TunnelField, TxError};
 pub use features::{Features, FixedFeatures};
 pub use fill_software::fill_software;
-pub use gso::{GsoInfo, GsoLimits, GsoType, required_features};
+pub use gso::{GsoInfo, GsoLimits, required_features};
 pub use planner::{
     BatchEnd, BatchReport, Completion, Prepared, QueueState, RingConfig, RingStats, TxContext,
     TxRing, WakeOutcome,

@@ -24,10 +24,11 @@
 use super::decide::{SegmentCsum, check_gso_shape, check_layers};
 use super::error::TunnelField;
 use super::error::TxError;
-use super::gso::{GsoInfo, GsoType, TUNNEL};
+use super::gso::{GsoInfo, TUNNEL};
 use super::pseudo::{pseudo_sum, seed};
 use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::wire::GsoType;
 use crate::wire::{Layers, Net, Transport};
 
 /// Header field offsets (named once, in `wire`), relative to their header.

@@ -9,8 +9,8 @@ use netoffload::encap::{DecapError, EncapError};
 use netoffload::gro::WriteError;
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use netoffload::state::{CsumMeta, MetaError, Refused, Span, StateError};
-use netoffload::tx::{GsoType, PlanError, TunnelField, TxError};
-use netoffload::wire::{Absent, ErrorKind, Field, Layer, Net, ParseError, Transport};
+use netoffload::tx::{PlanError, TunnelField, TxError};
+use netoffload::wire::{Absent, ErrorKind, Field, GsoType, Layer, Net, ParseError, Transport};
 
 /// Compiles only if `E` is a `core::error::Error`.
 fn is_error<E: core::error::Error>() {}

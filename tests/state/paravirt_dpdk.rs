@@ -13,10 +13,9 @@ use netoffload::state::paravirt::dpdk::{
     self, Encap, OuterIpStatus, OuterL4Status, OuterTx, OuterUdpCsum, RxCsum, RxStatus, RxVerdict,
     TunnelType, TxOffload, TxSeedMode, ol,
 };
-use netoffload::state::paravirt::virtio::{GsoKind, SuperPacket};
 use netoffload::state::paravirt::{BoundaryError, MetaField, Rule};
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
-use netoffload::wire::{self, LinkType, Net};
+use netoffload::wire::{self, GsoKind, GsoParams, LinkType, Net};
 use support::{Spec, build, make_partial};
 
 const STATUSES: [RxStatus; 4] = [
@@ -427,11 +426,11 @@ fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
         ),
     ] {
         let linux = make_partial(build(spec), spec);
-        let sp = SuperPacket {
+        let sp = GsoParams {
             kind,
             ecn: false,
             gso_size: 1440,
-            hdr_len: spec.payload_at() as u16,
+            hdr_len: spec.payload_at(),
             segs: 4,
         };
         let mut f = linux.clone();
@@ -463,7 +462,7 @@ fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
     let spec = Spec::tcp4(5000);
     let mut f = make_partial(build(spec), spec);
     let l = layers(&f, spec);
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1440,

@@ -5,11 +5,12 @@ use crate::support::paravirt as support;
 
 use netoffload::state::paravirt::setup::SeedCheck;
 use netoffload::state::paravirt::virtio::{
-    DataValidPolicy, Direction, GsoKind, GsoOutcome, GuestFrame, HdrLayout, HdrLenRule,
-    PeerFeatures, SeedPolicy, SuperPacket, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
+    DataValidPolicy, Direction, GsoOutcome, GuestFrame, HdrLayout, HdrLenRule, PeerFeatures,
+    SeedPolicy, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
 };
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
+use netoffload::wire::{GsoKind, GsoParams};
 use proptest::prelude::*;
 use support::{Spec, build, make_partial, needs_csum, sound};
 
@@ -692,6 +693,35 @@ fn from_meta_partial_offsets_are_relative_to_the_peer_frame() {
     )
     .unwrap_err();
     assert_eq!(e.error.field, MetaField::VirtioCsumStart);
+    // The GSO parameters are `usize` (one type both ways): a header length
+    // or segment count above the 16-bit field is refused, not truncated.
+    let big = |hdr_len, segs| GsoParams {
+        kind: GsoKind::TcpV4,
+        ecn: false,
+        gso_size: 1000,
+        hdr_len,
+        segs,
+    };
+    let rsc = PeerFeatures {
+        rsc_info: true,
+        ..PeerFeatures::default()
+    };
+    let e = VirtioNetHdr::from_meta(
+        partial(34, 16),
+        GuestFrame::default(),
+        Some(big(70_000, 2)),
+        rsc,
+    )
+    .unwrap_err();
+    assert_eq!(e.error.field, MetaField::VirtioHdrLen);
+    let e = VirtioNetHdr::from_meta(
+        partial(34, 16),
+        GuestFrame::default(),
+        Some(big(54, 70_000)),
+        rsc,
+    )
+    .unwrap_err();
+    assert_eq!(e.error.field, MetaField::VirtioCsumStart);
 }
 
 #[test]
@@ -765,7 +795,7 @@ fn from_meta_refuses_what_virtio_cannot_say() {
         )
         .is_err()
     );
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1448,
@@ -789,7 +819,7 @@ fn from_meta_refuses_what_virtio_cannot_say() {
         .error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoWithoutChecksumState)
     );
-    let ufo = SuperPacket {
+    let ufo = GsoParams {
         kind: GsoKind::Ufo,
         ..sp
     };
@@ -815,11 +845,11 @@ fn from_meta_super_packet_fields_and_round_trip_through_to_meta() {
             (false, false) => GsoKind::TcpV4,
             (false, true) => GsoKind::TcpV6,
         };
-        let sp = SuperPacket {
+        let sp = GsoParams {
             kind,
             ecn: false,
             gso_size: 1400,
-            hdr_len: spec.payload_at() as u16,
+            hdr_len: spec.payload_at(),
             segs: 3,
         };
         let h = VirtioNetHdr::from_meta(
@@ -849,7 +879,7 @@ fn from_meta_super_packet_fields_and_round_trip_through_to_meta() {
 
 #[test]
 fn from_meta_rsc_info_carries_the_segment_count() {
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV6,
         ecn: true,
         gso_size: 1400,

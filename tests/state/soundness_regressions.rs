@@ -486,9 +486,9 @@ fn complete_after_trim_to_zero_bytes_is_plus_zero() {
 /// Linux's `xenvif_set_skb_gso` refuses it ("GSO size must not be zero").
 #[test]
 fn xen_gso_size_zero_is_refused_not_a_panic() {
-    use netoffload::state::paravirt::virtio::GsoKind;
     use netoffload::state::paravirt::xen::XenGso;
     use netoffload::state::paravirt::{MetaErrorKind, MetaField};
+    use netoffload::wire::GsoKind;
     let mut frame = eth_tcp(false, None, &[1; 100]);
     let before = frame.clone();
     let gso = XenGso {

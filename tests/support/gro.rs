@@ -9,8 +9,9 @@
 use std::collections::HashMap;
 
 use etherparse::{IpNumber, Ipv4Header, Ipv6FlowLabel, Ipv6Header, TcpHeader, UdpHeader};
-use netoffload::gro::{Disposition, FlushReason, Gro, GroConfig, GsoType, SuperPacket};
+use netoffload::gro::{Disposition, FlushReason, Gro, GroConfig, SuperPacket};
 use netoffload::state::{CsumMeta, CsumState};
+use netoffload::wire::GsoType;
 
 // ---------------------------------------------------------------- oracle
 

@@ -34,15 +34,14 @@ use netoffload::state::paravirt::dpdk::{self, Encap, OuterL4Status, OuterUdpCsum
 use netoffload::state::paravirt::dpdk::{OuterIpStatus, RxStatus, TxOffload, ol};
 use netoffload::state::paravirt::setup::SeedCheck;
 use netoffload::state::paravirt::virtio::{
-    DataValidPolicy, Direction, GsoKind, HdrLenRule, SeedPolicy, SuperPacket, VirtioFlags,
-    VirtioNetHdr, VirtioPolicy,
+    DataValidPolicy, Direction, HdrLenRule, SeedPolicy, VirtioFlags, VirtioNetHdr, VirtioPolicy,
 };
 use netoffload::state::paravirt::xen::{self, XenCsum, XenTrust};
 use netoffload::state::{
     self, Addr, ConntrackConfig, CsumLevel, CsumMeta, CsumState, CsumVerdict, DeviceReport, Hook,
     Packet, PacketMut, Rewrite,
 };
-use netoffload::wire::{self, Layers, LinkType, Net};
+use netoffload::wire::{self, GsoKind, GsoParams, Layers, LinkType, Net};
 
 // ---------------------------------------------------------------- the case
 
@@ -1645,11 +1644,11 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
                     (Net::Ipv6, wire::Transport::Tcp) => GsoKind::TcpV6,
                     _ => GsoKind::UdpL4,
                 };
-                Some(SuperPacket {
+                Some(GsoParams {
                     kind,
                     ecn: false,
                     gso_size: 100,
-                    hdr_len: (run.layers.payload - run.root) as u16,
+                    hdr_len: run.layers.payload - run.root,
                     segs: 2,
                 })
             } else {

@@ -7,10 +7,10 @@ use crate::support::tx as tx_support;
 use netoffload::csum::Wsum;
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use netoffload::tx::{
-    self, Device, DoneReason, Features, FillReason, GsoInfo, GsoType, OffloadReason, SegmentCsum,
+    self, Device, DoneReason, Features, FillReason, GsoInfo, OffloadReason, SegmentCsum,
     SegmentReason, TxAction, TxError,
 };
-use netoffload::wire::{self, LinkType};
+use netoffload::wire::{self, GsoType, LinkType};
 use proptest::prelude::*;
 use support::oracle::{self, Link};
 use tx_support::*;

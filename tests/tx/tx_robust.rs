@@ -1,10 +1,8 @@
 //! No panic on any input: arbitrary bytes, arbitrary (inconsistent) layer
 //! offsets, metadata and requests go through every tx entry point.
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
-use netoffload::tx::{
-    self, Device, Features, Fill, FillReason, GsoInfo, GsoType, SegmentCsum, TxAction,
-};
-use netoffload::wire::{Fragment, Layers, LinkType, Net, Transport};
+use netoffload::tx::{self, Device, Features, Fill, FillReason, GsoInfo, SegmentCsum, TxAction};
+use netoffload::wire::{Fragment, GsoType, Layers, LinkType, Net, Transport};
 use proptest::prelude::*;
 
 fn offset() -> impl Strategy<Value = usize> {

@@ -20,7 +20,8 @@ use super::peer::{
     Claim, DataValidAs, blank_partial, check_padding, claim, data_valid_meta, inet_only,
 };
 use super::setup::{SeedCheck, SeedSkip, check_seed, checksum_setup, write_seed};
-use super::virtio::{GsoKind, GsoOutcome, GsoParams, SeedPolicy, SuperPacket};
+use super::virtio::{GsoOutcome, SeedPolicy};
+use crate::wire::{GsoKind, GsoParams};
 
 bitflags::bitflags! {
     /// `netif_tx_request.flags` (guest to backend).
@@ -421,7 +422,7 @@ pub fn from_meta(
     meta: CsumMeta,
     frame: &[u8],
     link: LinkType,
-    gso: Option<SuperPacket>,
+    gso: Option<GsoParams>,
 ) -> Result<XenOutbound, Refused<BoundaryError>> {
     outbound(&meta, frame, link, gso).map_err(|error| Refused { meta, error })
 }
@@ -431,7 +432,7 @@ fn outbound(
     meta: &CsumMeta,
     frame: &[u8],
     link: LinkType,
-    gso: Option<SuperPacket>,
+    gso: Option<GsoParams>,
 ) -> Result<XenOutbound, BoundaryError> {
     let csum = match claim(meta) {
         Claim::Partial {

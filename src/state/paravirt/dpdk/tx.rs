@@ -6,9 +6,8 @@ use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rul
 use crate::state::paravirt::setup::{
     check_udp_length, field_at, layers_fit, pseudo_len, pseudo_seed, transport_csum_field,
 };
-use crate::state::paravirt::virtio::{GsoKind, SuperPacket};
 use crate::state::{CsumFlags, CsumMeta, CsumState, Refused};
-use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
+use crate::wire::{self, GsoKind, GsoParams, Layers, LinkType, Net, consts::ethertype};
 
 use super::{OuterTx, TxOffload, bits_len, ol, validate_tx_offload};
 use crate::state::paravirt::peer::check_padding;
@@ -127,7 +126,7 @@ pub fn meta_to_tx(
     frame: &mut [u8],
     layers: &Layers,
     outer: Option<OuterTx>,
-    gso: Option<SuperPacket>,
+    gso: Option<GsoParams>,
     ip_csum: bool,
 ) -> Result<TxOffload, Refused<BoundaryError>> {
     tx_request(&meta, frame, layers, outer, gso, ip_csum).map_err(|error| Refused { meta, error })
@@ -139,7 +138,7 @@ fn tx_request(
     frame: &mut [u8],
     layers: &Layers,
     outer: Option<OuterTx>,
-    gso: Option<SuperPacket>,
+    gso: Option<GsoParams>,
     ip_csum: bool,
 ) -> Result<TxOffload, BoundaryError> {
     if !layers_fit(frame.len(), layers) {
@@ -232,7 +231,7 @@ fn l4_request(meta: &CsumMeta, layers: &Layers) -> Result<u64, BoundaryError> {
 }
 
 /// The segmentation bit a super-packet needs on top of the L4 request.
-fn segmentation(sp: SuperPacket, l4: u64) -> Result<u64, BoundaryError> {
+fn segmentation(sp: GsoParams, l4: u64) -> Result<u64, BoundaryError> {
     if sp.gso_size == 0 {
         return Err(BoundaryError::new(MetaField::Gso, MetaErrorKind::Zero));
     }
