@@ -86,10 +86,22 @@ fn check_context(bytes: &[u8], outer: &Layers, at: usize) -> Result<(), DecapErr
 }
 
 /// Maps a refused state transition (offsets that do not fit) to a decap error.
+/// Every `StateError` is named, so a new one must be placed here.
 fn refused(r: Refused<StateError>, offset: usize) -> DecapError {
     match r.error {
         StateError::Meta(e) => DecapError::Meta(e),
-        _ => DecapError::BadContext { offset },
+        // What decap's own transitions (validate, pull, try_convert) refuse:
+        // the context given does not fit the packet.
+        StateError::OutOfBounds { .. }
+        | StateError::LayerNotHandled { .. }
+        | StateError::Fragment
+        | StateError::CurPastLayer { .. }
+        // Forwarding and NAT refusals, which decap's transitions never return.
+        | StateError::TtlExpired { .. }
+        | StateError::HopLimitExpired { .. }
+        | StateError::AddressFamily
+        | StateError::PartialElsewhere { .. }
+        | StateError::NotIpv4 => DecapError::BadContext { offset },
     }
 }
 

@@ -129,7 +129,9 @@ fn plan_and_apply(
                 (Net::Ipv4, Addr::V4(_), _) => field::V4_DST,
                 (Net::Ipv6, Addr::V6(_), Rewrite::Src(_)) => field::V6_SRC,
                 (Net::Ipv6, Addr::V6(_), _) => field::V6_DST,
-                _ => return Err(StateError::AddressFamily),
+                (Net::Ipv4, Addr::V6(_), _) | (Net::Ipv6, Addr::V4(_), _) => {
+                    return Err(StateError::AddressFamily);
+                }
             };
             let at = l.l3 + off;
             let pseudo_at = match rewrite {

@@ -386,7 +386,9 @@ pub fn try_convert(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
     };
     let pseudo = match site.kind {
         Kind::Inet { .. } if !site.zero_udp(pkt.bytes()) => site.pseudo(pkt),
-        _ => return Ok(Outcome::same(meta, Reason::NotConverted)),
+        Kind::Inet { .. } | Kind::Crc32c { .. } | Kind::None => {
+            return Ok(Outcome::same(meta, Reason::NotConverted));
+        }
     };
     if meta.state() != CsumState::None || !meta.flags().contains(CsumFlags::CSUM_VALID) {
         return Ok(Outcome::same(meta, Reason::NotConverted));

@@ -393,7 +393,13 @@ fn decide_gso(
             check_partial(layers, start, offset, PartialKind::Inet)?;
             (start, offset)
         }
-        _ => return Ok(segment(SegmentReason::StateNotPartial)),
+        CsumState::None
+        | CsumState::Unnecessary { .. }
+        | CsumState::Complete { .. }
+        | CsumState::Partial {
+            kind: PartialKind::Crc32c,
+            ..
+        } => return Ok(segment(SegmentReason::StateNotPartial)),
     };
     if !features.can_checksum(layers.net) {
         return Ok(segment(SegmentReason::ChecksumNotOffloadable));

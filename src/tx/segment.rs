@@ -295,7 +295,7 @@ pub fn plan_tunnel(
         match (c_bit, t.contains(GsoType::GRE_CSUM)) {
             (true, true) => OuterCsum::Gre,
             (false, false) => OuterCsum::GreNone,
-            _ => return mismatch(TunnelField::GreChecksumBit),
+            (true, false) | (false, true) => return mismatch(TunnelField::GreChecksumBit),
         }
     };
     // The inner request is the type without its tunnel bits.
@@ -377,7 +377,13 @@ fn plan_inner(
     let (csum_offset, min_l4) = match layers.transport {
         Transport::Tcp => (field::TCP_CSUM, field::TCP_MIN_LEN),
         Transport::Udp => (field::UDP_CSUM, field::UDP_LEN_MIN),
-        _ => return Err(TxError::LayersOutOfOrder),
+        Transport::Sctp
+        | Transport::Icmp
+        | Transport::Icmpv6
+        | Transport::Gre
+        | Transport::Ipip
+        | Transport::Ipv6InIp
+        | Transport::Other(_) => return Err(TxError::LayersOutOfOrder),
     };
     let l4_hdr = layers.payload - layers.l4;
     if l4_hdr < min_l4 {

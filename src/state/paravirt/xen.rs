@@ -219,7 +219,7 @@ impl XenGso {
         let gso_type = match self.kind {
             GsoKind::TcpV4 => GSO_TYPE_TCPV4,
             GsoKind::TcpV6 => GSO_TYPE_TCPV6,
-            _ => {
+            GsoKind::Ufo | GsoKind::UdpL4 => {
                 return Err(BoundaryError::forbidden(
                     MetaField::Gso,
                     Rule::GsoTypeNotExpressible,
@@ -331,11 +331,12 @@ pub fn to_meta(
                     let expected = GsoKind::for_layers(&l).map_or(0, |k| match k {
                         GsoKind::TcpV4 => GSO_TYPE_TCPV4,
                         GsoKind::TcpV6 => GSO_TYPE_TCPV6,
-                        _ => 0,
+                        GsoKind::Ufo | GsoKind::UdpL4 => 0,
                     });
+                    // `XenGso::parse` makes only the TCP kinds.
                     let found = match g.kind {
                         GsoKind::TcpV4 => GSO_TYPE_TCPV4,
-                        _ => GSO_TYPE_TCPV6,
+                        GsoKind::TcpV6 | GsoKind::Ufo | GsoKind::UdpL4 => GSO_TYPE_TCPV6,
                     };
                     return Err(BoundaryError::mismatch(
                         MetaField::XenGsoType,

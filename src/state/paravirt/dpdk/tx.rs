@@ -215,18 +215,27 @@ fn l4_request(meta: &CsumMeta, layers: &Layers) -> Result<u64, BoundaryError> {
                 wire::Transport::Tcp => ol::TX_TCP_CKSUM,
                 wire::Transport::Udp => ol::TX_UDP_CKSUM,
                 wire::Transport::Sctp => ol::TX_SCTP_CKSUM,
-                _ => return Err(not_at_transport),
+                wire::Transport::Icmp
+                | wire::Transport::Icmpv6
+                | wire::Transport::Gre
+                | wire::Transport::Ipip
+                | wire::Transport::Ipv6InIp
+                | wire::Transport::Other(_) => return Err(not_at_transport),
             };
             if transport_csum_field(layers.transport) != Some((offset, kind)) {
                 return Err(not_at_transport);
             }
             Ok(request)
         }
-        _ if meta.flags().contains(CsumFlags::CSUM_BLANK) => Err(BoundaryError::forbidden(
-            MetaField::State,
-            Rule::BlankWithoutOffsets,
-        )),
-        _ => Ok(0),
+        CsumState::None | CsumState::Unnecessary { .. } | CsumState::Complete { .. }
+            if meta.flags().contains(CsumFlags::CSUM_BLANK) =>
+        {
+            Err(BoundaryError::forbidden(
+                MetaField::State,
+                Rule::BlankWithoutOffsets,
+            ))
+        }
+        CsumState::None | CsumState::Unnecessary { .. } | CsumState::Complete { .. } => Ok(0),
     }
 }
 
@@ -242,10 +251,10 @@ fn segmentation(sp: GsoParams, l4: u64) -> Result<u64, BoundaryError> {
             MetaField::Gso,
             Rule::GsoWithoutChecksumState,
         )),
-        _ => Err(BoundaryError::forbidden(
-            MetaField::Gso,
-            Rule::GsoTypeNotExpressible,
-        )),
+        // Every kind named: a new one must say which DPDK bit it is.
+        (GsoKind::TcpV4 | GsoKind::TcpV6 | GsoKind::UdpL4 | GsoKind::Ufo, _) => Err(
+            BoundaryError::forbidden(MetaField::Gso, Rule::GsoTypeNotExpressible),
+        ),
     }
 }
 
