@@ -21,7 +21,7 @@ use common::Ctl;
 use etherparse::PacketBuilder;
 use libfuzzer_sys::fuzz_target;
 use netoffload::gro::{
-    Gro, GroConfig, GroKinds, SoftwareVerify, SuperPacket, TunnelPolicy, Disposition,
+    Disposition, Gro, GroConfig, GroKinds, SoftwareVerify, SuperPacket, TunnelPolicy,
 };
 use netoffload::state::{self, CsumLevel, CsumMeta, DeviceReport};
 use netoffload::wire::{self, LinkType};
