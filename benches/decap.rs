@@ -9,7 +9,7 @@ use netoffload::csum::{self, Wsum};
 use netoffload::encap::{
     EncapConfig, EncapSpec, OuterEthernet, OuterIp, TunnelSpec, UdpCsumMode, decap, encap,
 };
-use netoffload::state::{CsumLevel, CsumMeta, CsumState, Packet, Verdict, validate};
+use netoffload::state::{CsumLevel, CsumMeta, CsumState, CsumVerdict, Packet, validate};
 use netoffload::wire::{self, Layers, LinkType};
 
 const HEADROOM: usize = 128;
@@ -74,7 +74,7 @@ fn frame(tunnel: TunnelSpec<'_>, eth: bool, mode: UdpCsumMode) -> Vec<u8> {
 /// Inner TCP validation from the state decap left (the state room's `validate`).
 fn inner_tcp_ok(bytes: &[u8], l: &Layers, meta: CsumMeta) -> bool {
     let pkt = Packet::new(&bytes[..l.end], *l, l.l3).unwrap();
-    validate(meta, &pkt).unwrap().verdict == Verdict::Good
+    validate(meta, &pkt).unwrap().verdict == CsumVerdict::Good
 }
 
 /// The baseline: the inner TCP checksum summed from scratch over the segment.

@@ -17,7 +17,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use netoffload::gro::{Gro, GroConfig, SuperPacket, Verdict};
+use netoffload::gro::{Disposition, Gro, GroConfig, SuperPacket};
 use netoffload::state::{CsumLevel, CsumMeta, CsumState};
 
 #[path = "support/gro_frames.rs"]
@@ -68,7 +68,7 @@ fn run_case<const F: usize, M: Fn() -> CsumMeta>(
                     let v = gro.receive(fr, n as u32, meta(), 0, &mut sink);
                     // Consumed as a poll loop does: branch on it (a copy into
                     // `black_box` would add a 40-byte move the loop never makes).
-                    passed_up += u64::from(matches!(v, Verdict::PassUp { .. }));
+                    passed_up += u64::from(matches!(v, Disposition::PassUp { .. }));
                 }
                 gro.flush_all(&mut sink);
             }

@@ -4,7 +4,7 @@
 //! benches/gro.rs; env NB = distinct bursts, default 64, 1 = frames cache-hot).
 use std::hint::black_box;
 
-use netoffload::gro::{Gro, GroConfig, SuperPacket, Verdict};
+use netoffload::gro::{Disposition, Gro, GroConfig, SuperPacket};
 use netoffload::state::{CsumLevel, CsumMeta, CsumState};
 
 #[path = "../benches/support/gro_frames.rs"]
@@ -24,7 +24,7 @@ fn run<const F: usize>(data: &[Vec<Vec<u8>>], meta: CsumMeta, n: usize) {
         for (k, fr) in burst.iter().enumerate() {
             let v = gro.receive(fr, k as u32, meta.clone(), 0, &mut sink);
             // Consumed as a poll loop does: branch on it.
-            passed_up += u64::from(matches!(v, Verdict::PassUp { .. }));
+            passed_up += u64::from(matches!(v, Disposition::PassUp { .. }));
         }
         gro.flush_all(&mut sink);
     }

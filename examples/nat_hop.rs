@@ -8,7 +8,9 @@
 //!
 //! Run: `cargo run --example nat_hop` (it asserts its results).
 use netoffload::csum::{self, Wsum};
-use netoffload::state::{self, Addr, CsumState, DeviceReport, Packet, PacketMut, Rewrite, Verdict};
+use netoffload::state::{
+    self, Addr, CsumState, CsumVerdict, DeviceReport, Packet, PacketMut, Rewrite,
+};
 use netoffload::wire::LinkType;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -40,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // checksum by arithmetic: only the 20-byte IPv4 header is subtracted
     // (`skb_postpull_rcsum`), no payload byte is summed again.
     let carried = state::validate(nat.meta.clone(), &pkt.as_packet())?;
-    assert_eq!(carried.verdict, Verdict::Good);
+    assert_eq!(carried.verdict, CsumVerdict::Good);
     assert_eq!(carried.sw_bytes, 20, "the Complete sum did the work");
 
     // Independent check: forget every claim and verify the bytes in software.
@@ -48,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         state::receive(DeviceReport::None).meta,
         &Packet::parse(&frame, LinkType::Ethernet)?,
     )?;
-    assert_eq!(fresh.verdict, Verdict::Good);
+    assert_eq!(fresh.verdict, CsumVerdict::Good);
     assert_eq!(&frame[26..30], &[203, 0, 113, 1]);
     assert_eq!(frame[22], 63, "TTL decremented");
     assert_eq!(

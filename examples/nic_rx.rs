@@ -10,7 +10,7 @@
 //!
 //! Run: `cargo run --example nic_rx` (it asserts its results).
 use netoffload::gro::{self, Gro, GroConfig, SuperPacket};
-use netoffload::state::{self, CsumLevel, CsumMeta, DeviceReport, Packet, Verdict};
+use netoffload::state::{self, CsumLevel, CsumMeta, CsumVerdict, DeviceReport, Packet};
 use netoffload::wire::LinkType;
 
 /// One TCP segment of flow `port`, built with etherparse.
@@ -53,7 +53,7 @@ fn main() {
         let v = gro.receive(frame, id as u32, meta, 0, &mut |sp: &SuperPacket| {
             rx_list.push(written(sp, &ring))
         });
-        if let gro::Verdict::PassUp { meta, .. } = v {
+        if let gro::Disposition::PassUp { meta, .. } = v {
             rx_list.push((frame.clone(), meta));
         }
     }
@@ -64,7 +64,7 @@ fn main() {
         let pkt = Packet::parse(bytes, LinkType::Ethernet).expect("headers");
         assert_eq!(
             state::deliver(meta.clone(), &pkt).expect("TCP").verdict,
-            Verdict::Good
+            CsumVerdict::Good
         );
     }
     assert_eq!(rx_list.len(), 3, "2 super-packets + the pure ACK");

@@ -13,7 +13,7 @@ use netoffload::state::paravirt::setup;
 use netoffload::state::paravirt::virtio::{
     GsoOutcome, HdrLayout, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
 };
-use netoffload::state::{self, CsumMeta, Packet, Verdict};
+use netoffload::state::{self, CsumMeta, CsumVerdict, Packet};
 use netoffload::tx::{self, GsoInfo, SegmentCsum};
 use netoffload::wire::LinkType;
 
@@ -61,7 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (i, seg) in bufs.iter().enumerate() {
         let seg = &seg[..plan.len_of(i).unwrap()];
         let check = state::validate(CsumMeta::NONE, &Packet::parse(seg, LinkType::RawIp)?)?;
-        assert_eq!(check.verdict, Verdict::Good, "segment {i}");
+        assert_eq!(check.verdict, CsumVerdict::Good, "segment {i}");
     }
     println!(
         "tun_reader: 1 read -> {} segments, every checksum good",

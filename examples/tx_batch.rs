@@ -8,11 +8,9 @@
 //! Use: `tx::decide`, `TxContext::from_action`, `TxRing`, `tx::segment`.
 //!
 //! Run: `cargo run --example tx_batch` (it asserts its results).
-use netoffload::state::{self, CsumMeta, Packet, PacketMut, Verdict};
-use netoffload::tx::{
-    self, BatchEnd, Device, Features, GsoInfo, GsoType, TxAction, TxContext, TxRing,
-};
-use netoffload::wire::{self, LinkType};
+use netoffload::state::{self, CsumMeta, CsumVerdict, Packet, PacketMut};
+use netoffload::tx::{self, BatchEnd, Device, Features, GsoInfo, TxAction, TxContext, TxRing};
+use netoffload::wire::{self, GsoType, LinkType};
 
 /// A TCP/IPv4 frame of `len` payload bytes as the stack leaves it: seed in
 /// the checksum field, `Partial` at the TCP header.
@@ -68,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let pkt = Packet::parse(&seg[..plan.len_of(i).unwrap()], LinkType::Ethernet)?;
         assert_eq!(
             state::validate(CsumMeta::NONE, &pkt)?.verdict,
-            Verdict::Good
+            CsumVerdict::Good
         );
     }
     println!(

@@ -7,12 +7,12 @@
 //! I have: a guest frame and its netif TX flags.
 //! I want: to forward it through the host and send it on a plain NIC.
 //! Use: `paravirt::xen::to_meta` (its layers), `state::bridge`, `state::conntrack`,
-//! `tx::decide`, `tx::fill`.
+//! `tx::decide`, `tx::fill_software`.
 //!
 //! Run: `cargo run --example xen_guest_tx` (it asserts its results).
 use netoffload::state::paravirt::virtio::SeedPolicy;
 use netoffload::state::paravirt::{setup, xen};
-use netoffload::state::{self, ConntrackConfig, CsumMeta, Hook, Packet, Verdict};
+use netoffload::state::{self, ConntrackConfig, CsumMeta, CsumVerdict, Hook, Packet};
 use netoffload::tx::{self, Device, Features, TxAction};
 use netoffload::wire::LinkType;
 
@@ -44,7 +44,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let meta = state::bridge(inbound.meta).meta;
     let pkt = Packet::parse(&frame, LinkType::Ethernet)?;
     let ct = state::conntrack(meta, &pkt, Hook::PreRouting, ConntrackConfig::default())?;
-    assert_eq!(ct.verdict, Verdict::Good);
+    assert_eq!(ct.verdict, CsumVerdict::Good);
 
     // The outgoing NIC offloads nothing: the decision is a software fill
     // (on the layers netback's checksum_setup parsed).
@@ -52,12 +52,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nic = Device::new(Features::empty());
     let action = tx::decide(&ct.meta, &layers, None, &nic)?;
     assert!(matches!(action, TxAction::FillSoftware(_)), "{action:?}");
-    let sent = tx::fill(&mut frame, &layers, ct.meta, &action)?;
+    let sent = tx::fill_software(&mut frame, &layers, ct.meta, &action)?;
     assert!(!sent.is_blank());
 
     // What reaches the wire verifies from scratch.
     let check = state::validate(CsumMeta::NONE, &Packet::parse(&frame, LinkType::Ethernet)?)?;
-    assert_eq!(check.verdict, Verdict::Good);
+    assert_eq!(check.verdict, CsumVerdict::Good);
     println!(
         "xen_guest_tx: blank checksum bridged, tracked, filled in software; wire bytes verify"
     );

@@ -21,7 +21,7 @@ use common::Ctl;
 use etherparse::PacketBuilder;
 use libfuzzer_sys::fuzz_target;
 use netoffload::gro::{
-    Gro, GroConfig, GroKinds, SoftwareVerify, SuperPacket, TunnelPolicy, Verdict,
+    Disposition, Gro, GroConfig, GroKinds, SoftwareVerify, SuperPacket, TunnelPolicy,
 };
 use netoffload::state::{self, CsumLevel, CsumMeta, DeviceReport};
 use netoffload::wire::{self, LinkType};
@@ -264,7 +264,7 @@ fuzz_target!(|data: &[u8]| {
                     out_general.push(sp.clone())
                 });
                 assert_eq!(v, g, "fast and general paths disagree on frame {id}");
-                fed[id as usize].held = matches!(v, Verdict::Held(_));
+                fed[id as usize].held = matches!(v, Disposition::Held(_));
             }
             11 => {
                 gro.flush_all(&mut |sp| out.push(sp.clone()));
@@ -329,8 +329,8 @@ fuzz_target!(|data: &[u8]| {
                 });
                 assert_eq!(v, g, "fast and general paths disagree on frame {id}");
                 match v {
-                    Verdict::Held(_) => fed[id as usize].held = true,
-                    Verdict::PassUp { meta: up, .. } => {
+                    Disposition::Held(_) => fed[id as usize].held = true,
+                    Disposition::PassUp { meta: up, .. } => {
                         if let Ok(l) = wire::parse(f, LinkType::Ethernet)
                             && common::plain_pseudo(&l)
                         {

@@ -28,8 +28,8 @@ use libfuzzer_sys::fuzz_target;
 use netoffload::csum::{self, Level};
 use netoffload::encap::{EncapConfig, OuterCsum, parse_inner, parse_tunnel};
 use netoffload::state::{CsumMeta, CsumState};
-use netoffload::tx::{self, Device, Features, GsoInfo, GsoType, SegmentCsum, TxAction};
-use netoffload::wire::{self, Layers, LinkType, Net, Transport};
+use netoffload::tx::{self, Device, Features, GsoInfo, SegmentCsum, TxAction};
+use netoffload::wire::{self, GsoType, Layers, LinkType, Net, Transport};
 use oracle::{Link, View};
 
 const FILL: u8 = 0xA5;

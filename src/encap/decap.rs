@@ -7,13 +7,13 @@
 //! `skb_postpull_rcsum` for every pulled header byte.
 
 use super::config::{EncapConfig, MAX_DEPTH};
-use super::error::{DecapError, Rejected};
+use super::error::DecapError;
 use super::header::{detect, parse_inner, parse_tunnel};
 use super::tunnel::{InnerProto, OuterCsum, Tunnel};
 use crate::csum::Sum16;
 use crate::state::{
-    CsumFlags, CsumMeta, CsumState, Packet, Reason, Refused, StateError, ValidateOptions, Verdict,
-    ZeroUdp6, pull, trim, try_convert, validate_with,
+    CsumFlags, CsumMeta, CsumState, CsumVerdict, Packet, Reason, Refused, StateError,
+    ValidateOptions, ZeroUdp6, pull, trim, try_convert, validate_with,
 };
 use crate::wire::{ErrorKind, Field, Layer, Layers};
 
@@ -86,10 +86,22 @@ fn check_context(bytes: &[u8], outer: &Layers, at: usize) -> Result<(), DecapErr
 }
 
 /// Maps a refused state transition (offsets that do not fit) to a decap error.
-fn refused(r: Refused, offset: usize) -> DecapError {
+/// Every `StateError` is named, so a new one must be placed here.
+fn refused(r: Refused<StateError>, offset: usize) -> DecapError {
     match r.error {
         StateError::Meta(e) => DecapError::Meta(e),
-        _ => DecapError::BadContext { offset },
+        // What decap's own transitions (validate, pull, try_convert) refuse:
+        // the context given does not fit the packet.
+        StateError::OutOfBounds { .. }
+        | StateError::LayerNotHandled { .. }
+        | StateError::Fragment
+        | StateError::CurPastLayer { .. }
+        // Forwarding and NAT refusals, which decap's transitions never return.
+        | StateError::TtlExpired { .. }
+        | StateError::HopLimitExpired { .. }
+        | StateError::AddressFamily
+        | StateError::PartialElsewhere { .. }
+        | StateError::NotIpv4 => DecapError::BadContext { offset },
     }
 }
 
@@ -110,7 +122,7 @@ fn refused(r: Refused, offset: usize) -> DecapError {
 /// The inner packet is `bytes[..inner.end]` with current layer `inner.l3`.
 ///
 /// A bad outer checksum is [`DecapError::BadOuterChecksum`]. On any error
-/// nothing changes and `meta` comes back in [`Rejected`].
+/// nothing changes and `meta` comes back in a [`Refused`].
 ///
 /// The 82599 case (DESIGN.md 1): a device that verified only the outer UDP
 /// checksum reports level 0; with a non-zero outer checksum decap converts to
@@ -149,13 +161,13 @@ pub fn decap(
     at: usize,
     meta: CsumMeta,
     cfg: &EncapConfig,
-) -> Result<Decap, Rejected> {
+) -> Result<Decap, Refused<DecapError>> {
     let original = meta.clone();
     match decap_inner(bytes, outer, at, meta, cfg) {
         Ok(d) => Ok(d),
-        Err(error) => Err(Rejected {
-            error,
+        Err(error) => Err(Refused {
             meta: original,
+            error,
         }),
     }
 }
@@ -207,7 +219,7 @@ fn decap_inner(
         };
         let v = validate_with(meta, &pkt, opts).map_err(|r| refused(r, l4))?;
         sw += v.sw_bytes;
-        if v.verdict == Verdict::Bad {
+        if v.verdict == CsumVerdict::Bad {
             let (layer, field) = match tunnel.outer_csum {
                 OuterCsum::Gre(f) => (Layer::Gre, f),
                 OuterCsum::Udp(f) => (Layer::Udp, f),
@@ -360,7 +372,7 @@ pub fn decap_nested(
     at: usize,
     meta: CsumMeta,
     cfg: &EncapConfig,
-) -> Result<Nested, Rejected> {
+) -> Result<Nested, Refused<DecapError>> {
     let limit = cfg.depth_limit();
     let mut layers = *outer;
     let mut frame = bytes;
@@ -372,17 +384,17 @@ pub fn decap_nested(
         && (steps.is_empty() || !layers.fragment.is_fragment)
     {
         if steps.len() >= limit {
-            return Err(Rejected {
-                error: DecapError::TooDeep { limit },
+            return Err(Refused {
                 meta,
+                error: DecapError::TooDeep { limit },
             });
         }
         let d = match decap(frame, &layers, cur_at, cur, cfg) {
             Ok(d) => d,
             Err(r) => {
-                return Err(Rejected {
-                    error: r.error,
+                return Err(Refused {
                     meta,
+                    error: r.error,
                 });
             }
         };
@@ -393,9 +405,9 @@ pub fn decap_nested(
             sw_bytes: d.sw_bytes,
         };
         if steps.push(step).is_err() {
-            return Err(Rejected {
-                error: DecapError::TooDeep { limit },
+            return Err(Refused {
                 meta,
+                error: DecapError::TooDeep { limit },
             });
         }
         layers = d.inner;

@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::csum::Sum16;
-use crate::state::{CsumMeta, MetaError};
+use crate::state::MetaError;
 use crate::wire::{Layer, ParseError};
 
 /// Why a packet could not be decapsulated.
@@ -106,21 +106,6 @@ impl From<ParseError> for DecapError {
 
 impl core::error::Error for DecapError {}
 
-/// A refused decapsulation: the reason and the caller's metadata, unchanged.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rejected {
-    /// Why.
-    pub error: DecapError,
-    /// The metadata that was passed in, returned untouched.
-    pub meta: CsumMeta,
-}
-
-impl fmt::Display for Rejected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.error, f)
-    }
-}
-
 /// Why an encapsulation could not be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EncapError {
@@ -187,5 +172,3 @@ impl fmt::Display for EncapError {
 }
 
 impl core::error::Error for EncapError {}
-
-impl core::error::Error for Rejected {}

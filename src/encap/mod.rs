@@ -80,11 +80,10 @@ mod tunnel;
 
 pub use config::{EncapConfig, MAX_DEPTH, MAX_PORTS, ZeroCsumPolicy};
 pub use decap::{Decap, DecapReason, Nested, Step, decap, decap_nested};
-pub use error::{DecapError, EncapError, Rejected};
+pub use error::{DecapError, EncapError};
 pub use header::{detect, parse_inner, parse_tunnel};
 pub use lco::lco_csum;
 pub use push::{
-    EncapRejected, EncapSpec, Encapsulated, OuterCsumFill, OuterEthernet, OuterIp, TunnelSpec,
-    UdpCsumMode, encap,
+    EncapSpec, Encapsulated, OuterCsumFill, OuterEthernet, OuterIp, TunnelSpec, UdpCsumMode, encap,
 };
 pub use tunnel::{GeneveFacts, GreFacts, InnerProto, OuterCsum, Tunnel, TunnelKind};

@@ -13,7 +13,7 @@ use super::header::{VXLAN_FLAG_I, VXLAN_LEN, gre_flags};
 use super::lco::lco_csum;
 use super::tunnel::InnerProto;
 use crate::csum::{self, Sum16, Wsum};
-use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind, Refused};
 use crate::wire::LinkType;
 use crate::wire::consts::{ethertype, ipproto};
 use crate::wire::{ethernet as eth, geneve, gre, ipv4, ipv6, udp, vxlan};
@@ -164,16 +164,6 @@ pub struct Encapsulated {
     pub sw_bytes: usize,
 }
 
-/// A refused encapsulation: the reason and the caller's metadata, unchanged
-/// (the buffer may hold partly written headroom, never a changed inner packet).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EncapRejected {
-    /// Why.
-    pub error: EncapError,
-    /// The metadata that was passed in.
-    pub meta: CsumMeta,
-}
-
 fn put(buf: &mut [u8], at: usize, bytes: &[u8]) {
     if let Some(dst) = buf.get_mut(at..at + bytes.len()) {
         dst.copy_from_slice(bytes);
@@ -230,10 +220,10 @@ pub fn encap(
     inner_len: usize,
     inner_link: LinkType,
     meta: CsumMeta,
-) -> Result<Encapsulated, EncapRejected> {
+) -> Result<Encapsulated, Refused<EncapError>> {
     match encap_inner(spec, cfg, buf, head, inner_len, inner_link, &meta) {
         Ok(e) => Ok(e),
-        Err(error) => Err(EncapRejected { error, meta }),
+        Err(error) => Err(Refused { meta, error }),
     }
 }
 

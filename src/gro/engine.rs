@@ -9,7 +9,7 @@ use super::layout::{
     RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, TCP4_IP_END, TCP6, TCP6_HDR, TCP6_ID, VXLAN4, VXLAN4_HDR,
     VXLAN4_ID, VXLAN4_IP_END,
 };
-use super::output::{Held, IdMode, Segment, SuperPacket, Verdict};
+use super::output::{Disposition, Held, IdMode, Segment, SuperPacket};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
 use crate::csum::Wsum;
@@ -274,7 +274,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     ///
     /// Super-packets flushed by this call (the packet's own flow when it cannot
     /// merge, the oldest flow when the table is full, or the flow this packet
-    /// completed) go to `sink` before this returns; a `PassUp` verdict is for
+    /// completed) go to `sink` before this returns; a `PassUp` disposition is for
     /// delivery after them, so one flow's packets never leave out of order.
     pub fn receive<S: FnMut(&SuperPacket)>(
         &mut self,
@@ -283,13 +283,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         meta: CsumMeta,
         now: u64,
         sink: &mut S,
-    ) -> Verdict {
+    ) -> Disposition {
         self.receive_inline(frame, id, meta, now, sink)
     }
 
     /// The body of [`Self::receive`]. Kept apart, `#[inline(always)]`: with
     /// this split LLVM inlines `receive` into the caller's poll loop, which
-    /// drops the call, the register saves and the verdict's trip through
+    /// drops the call, the register saves and the disposition's trip through
     /// memory (about 45 instructions of 280 per segment, callgrind).
     #[inline(always)]
     fn receive_inline<S: FnMut(&SuperPacket)>(
@@ -299,7 +299,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         meta: CsumMeta,
         now: u64,
         sink: &mut S,
-    ) -> Verdict {
+    ) -> Disposition {
         if self.fast_eth {
             let v = if self.cfg.kinds.contains(GroKinds::TCP4) {
                 self.fast_tcp4::<false, S>(frame, id, &meta, now, sink)
@@ -329,7 +329,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         meta: CsumMeta,
         now: u64,
         sink: &mut S,
-    ) -> Verdict {
+    ) -> Disposition {
         // Raw IP frames' fast path lives here, out of line: inlined beside
         // the Ethernet ones it cost those 3% (a larger poll loop).
         if self.fast_raw
@@ -413,7 +413,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             match merge {
                 Ok(plan) => {
                     self.commit_merge(slot, id, p.payload, len, plan, flags, sink);
-                    return Verdict::Held(Held::Merged);
+                    return Disposition::Held(Held::Merged);
                 }
                 Err(reason) => self.flush_slot(slot, reason, sink),
             }
@@ -447,7 +447,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         };
         self.insert(hash, frame, &p, layout, id, first, now, sink);
         self.stats.new_flows += 1;
-        Verdict::Held(Held::NewFlow)
+        Disposition::Held(Held::NewFlow)
     }
 
     /// The common frame (Ethernet + IPv4 without options + TCP, see
@@ -466,7 +466,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         meta: &CsumMeta,
         now: u64,
         sink: &mut S,
-    ) -> Option<Verdict> {
+    ) -> Option<Disposition> {
         let (l, layout) = if RAW {
             (RAW_TCP4, Layout::RawTcp4)
         } else {
@@ -502,7 +502,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.stats.sw_bytes += sum;
             let len = (frame.len() - payload) as u32;
             self.commit_predicted(slot, id, payload as u16, len, layout, sink);
-            return Some(Verdict::Held(Held::Merged));
+            return Some(Disposition::Held(Held::Merged));
         }
         let payload = parse::fast_tcp4_after_lead_at(l, h, frame)?;
         let end = frame.len();
@@ -520,7 +520,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
             self.stats.sw_bytes += sw_bytes;
             self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
-            return Some(Verdict::Held(Held::Merged));
+            return Some(Disposition::Held(Held::Merged));
         }
         if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
             return None;
@@ -535,7 +535,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let p = parse::tcp4_parsed_at(l, payload, end);
         self.insert(hash, frame, &p, Some(layout), id, first, now, sink);
         self.stats.new_flows += 1;
-        Some(Verdict::Held(Held::NewFlow))
+        Some(Disposition::Held(Held::NewFlow))
     }
 
     /// Ethernet / IPv6 without extension headers / TCP with `Unnecessary` or
@@ -550,7 +550,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         id: u32,
         meta: &CsumMeta,
         sink: &mut S,
-    ) -> Option<Verdict> {
+    ) -> Option<Disposition> {
         let l = TCP6;
         let h: &[u8; TCP6_HDR] = frame.get(..TCP6_HDR)?.try_into().ok()?;
         if !parse::is_tcp6_lead(h) {
@@ -567,7 +567,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.stats.sw_bytes += sum;
             let len = (frame.len() - payload) as u32;
             self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp6, sink);
-            return Some(Verdict::Held(Held::Merged));
+            return Some(Disposition::Held(Held::Merged));
         }
         let payload = parse::fast_tcp6_after_lead(h, frame)?;
         let len = (frame.len() - payload) as u32;
@@ -578,7 +578,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
         self.stats.sw_bytes += sum;
         self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
-        Some(Verdict::Held(Held::Merged))
+        Some(Disposition::Held(Held::Merged))
     }
 
     /// [`Self::predicted_tcp4`] for a fixed-layout TCP/IPv6 frame.
@@ -613,7 +613,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         meta: &CsumMeta,
         now: u64,
         sink: &mut S,
-    ) -> Option<Verdict> {
+    ) -> Option<Disposition> {
         if frame.len() < VXLAN4_HDR {
             return None;
         }
@@ -634,7 +634,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.stats.sw_bytes += sw_bytes;
             let len = (frame.len() - payload) as u32;
             self.commit_predicted(slot, id, payload as u16, len, Layout::Vxlan4, sink);
-            return Some(Verdict::Held(Held::Merged));
+            return Some(Disposition::Held(Held::Merged));
         }
         let p = parse::fast_vxlan4_unchecked(frame)?;
         let len = p.payload_len();
@@ -652,7 +652,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
             self.stats.sw_bytes += sw_bytes;
             self.commit_merge(slot, id, p.payload, len, plan, flags, sink);
-            return Some(Verdict::Held(Held::Merged));
+            return Some(Disposition::Held(Held::Merged));
         }
         if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
             return None;
@@ -669,7 +669,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let first = (upgraded_state(meta, verified), meta.flags());
         self.insert(hash, frame, &p, Some(Layout::Vxlan4), id, first, now, sink);
         self.stats.new_flows += 1;
-        Some(Verdict::Held(Held::NewFlow))
+        Some(Disposition::Held(Held::NewFlow))
     }
 
     /// The held flow whose predicted next segment ([`Expect`](super::expect::Expect))
@@ -828,9 +828,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.cfg.fast_path
     }
 
-    fn pass(&mut self, reason: FlushReason, meta: CsumMeta) -> Verdict {
+    fn pass(&mut self, reason: FlushReason, meta: CsumMeta) -> Disposition {
         self.stats.passed_up += 1;
-        Verdict::PassUp { reason, meta }
+        Disposition::PassUp { reason, meta }
     }
 
     /// The metadata a packet leaves with alone: `None` upgraded to

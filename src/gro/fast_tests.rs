@@ -236,7 +236,7 @@ enum Out {
         reason: std::string::String,
         meta: std::string::String,
     },
-    Verdict(std::string::String),
+    Disposition(std::string::String),
 }
 
 fn record(out: &mut Vec<Out>, sp: &SuperPacket) {
@@ -311,7 +311,7 @@ fn run_link(
         let v = g.receive(&f, n as u32, meta, n as u64 / 4, &mut |sp| {
             record(&mut out, sp)
         });
-        out.push(Out::Verdict(std::format!("{v:?}")));
+        out.push(Out::Disposition(std::format!("{v:?}")));
         if n % 9 == 8 {
             g.tick(n as u64 / 4, &mut |sp| record(&mut out, sp));
         }
@@ -464,8 +464,11 @@ fn bad_ip_checksum_on_a_mergeable_segment() {
                         &run(&specs, true, 64, false, true).1
                     )
                 );
-                let v = &out.iter().filter(|o| matches!(o, Out::Verdict(_))).nth(3);
-                let merged = matches!(v, Some(Out::Verdict(v)) if v.contains("Merged"));
+                let v = &out
+                    .iter()
+                    .filter(|o| matches!(o, Out::Disposition(_)))
+                    .nth(3);
+                let merged = matches!(v, Some(Out::Disposition(v)) if v.contains("Merged"));
                 // A good checksum (reserved bit only) merges where the flow
                 // merges at all; a bad one never does.
                 assert_eq!(
@@ -688,7 +691,7 @@ fn run_frames(
     let mut out = Vec::new();
     for (n, f) in frames.iter().enumerate() {
         let v = g.receive(f, n as u32, meta.clone(), 0, &mut |sp| record(&mut out, sp));
-        out.push(Out::Verdict(std::format!("{v:?}")));
+        out.push(Out::Disposition(std::format!("{v:?}")));
     }
     g.flush_all(&mut |sp| record(&mut out, sp));
     (out, std::format!("{:?}", g.stats()), g.predicted)

@@ -29,7 +29,7 @@
 //! state and the predicted next header first, then the segment list, then the
 //! first packet's header bytes up to [`MAX_HEADER`]), hash buckets indexed by
 //! the top bits of the flow hash with chains through the records, a free list
-//! and an age list (oldest first). [`Gro::receive`] returns a [`Verdict`]
+//! and an age list (oldest first). [`Gro::receive`] returns a [`Disposition`]
 //! (held: merged or new flow; or passed up with its [`FlushReason`] and
 //! metadata); every super-packet the call flushes goes to the sink *before*
 //! it returns, so a passed-up packet follows them. [`Gro::tick`] flushes by
@@ -51,7 +51,7 @@
 //! header of a fixed-layout flow), `words.rs` (the words its compare reads,
 //! derived from each layout's varying fields), `engine.rs` (table, receive, flush, one
 //! bucket walk `find`),
-//! `output.rs` (verdicts, [`SuperPacket`], [`GsoType`], completion,
+//! `output.rs` ([`Disposition`], [`SuperPacket`], its [`GsoType`](crate::wire::GsoType), completion,
 //! [`SuperPacket::write_into`]), `segs.rs` (the segment list), `reason.rs`
 //! ([`FlushReason`], one value per rule, stable snake_case names),
 //! `config.rs` (with the hidden `fast_path` switch: off, every frame takes
@@ -101,7 +101,7 @@
 //! A merged one gets every IPv4 total length and header checksum, IPv6 payload
 //! length, tunnel UDP length, FIN/PSH ORed into the TCP flags, the
 //! pseudo-header seed in the TCP (UDP) checksum field, an outer UDP checksum
-//! turned into its seed, the [`GsoType`] bits, and the state
+//! turned into its seed, the [`GsoType`](crate::wire::GsoType) bits, and the state
 //! `Partial { start: l4 }` with `CSUM_BLANK` (the field holds a seed, as
 //! Linux's `CHECKSUM_PARTIAL`).
 //!
@@ -134,6 +134,6 @@ pub use config::{
     DEFAULT_MAX_SIZE, GroConfig, GroKinds, MAX_HEADER, MAX_SEGS, SoftwareVerify, TunnelPolicy,
 };
 pub use engine::{Gro, GroStats};
-pub use output::{GsoType, Held, IdMode, Segment, SuperPacket, Verdict, WriteError};
+pub use output::{Disposition, Held, IdMode, Segment, SuperPacket, WriteError};
 pub use reason::FlushReason;
 pub use virtio::{VirtioGsoError, VirtioWriteError, virtio_gso};

@@ -1,4 +1,4 @@
-//! What leaves the engine: verdicts for the packet just received, and
+//! What leaves the engine: the disposition of the packet just received, and
 //! super-packet descriptors for flushed flows.
 
 use core::fmt;
@@ -13,7 +13,7 @@ use super::segs::SegList;
 use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
 use crate::wire::consts::ipproto;
-use crate::wire::{gre, ipv4, ipv6, tcp, udp};
+use crate::wire::{GsoType, gre, ipv4, ipv6, tcp, udp};
 
 impl core::error::Error for WriteError {}
 
@@ -27,11 +27,11 @@ pub enum Held {
     NewFlow,
 }
 
-/// The verdict on one received packet (Linux `dev_gro_receive`'s `GRO_MERGED*`,
-/// `GRO_HELD`, `GRO_NORMAL`).
+/// What the engine did with one received packet: holds it, or passes it up
+/// (Linux `dev_gro_receive`'s `GRO_MERGED*`, `GRO_HELD`, `GRO_NORMAL`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[must_use]
-pub enum Verdict {
+pub enum Disposition {
     /// The engine holds the packet; it will leave inside a super-packet.
     Held(Held),
     /// Deliver the packet now, alone, after any super-packets this call
@@ -63,50 +63,6 @@ impl Segment {
         self.start as usize..self.start as usize + self.len as usize
     }
 }
-
-/// Segmentation type of a super-packet (Linux `SKB_GSO_*` as set by the
-/// `*_gro_complete` functions).
-///
-/// Declared outside `bitflags!` so that all-zero memory is a valid value
-/// (`FromZeros`, for tables built in place).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, zerocopy::FromZeros)]
-#[repr(transparent)]
-pub struct GsoType(u32);
-
-bitflags::bitflags! {
-    impl GsoType: u32 {
-        /// TCP over IPv4 (`SKB_GSO_TCPV4`).
-        const TCPV4 = 1 << 0;
-        /// TCP over IPv6 (`SKB_GSO_TCPV6`).
-        const TCPV6 = 1 << 1;
-        /// The outermost IPv4 ID is fixed (`SKB_GSO_TCP_FIXEDID`).
-        const TCP_FIXEDID = 1 << 2;
-        /// The inner IPv4 ID of a tunnel is fixed (`SKB_GSO_TCP_FIXEDID_INNER`).
-        const TCP_FIXEDID_INNER = 1 << 3;
-        /// CWR was set (`SKB_GSO_TCP_ACCECN` in mainline).
-        const TCP_ACCECN = 1 << 4;
-        /// UDP L4 segmentation (`SKB_GSO_UDP_L4`).
-        const UDP_L4 = 1 << 5;
-        /// UDP tunnel, outer checksum zero (`SKB_GSO_UDP_TUNNEL`).
-        const UDP_TUNNEL = 1 << 6;
-        /// UDP tunnel with an outer checksum to fill (`SKB_GSO_UDP_TUNNEL_CSUM`).
-        const UDP_TUNNEL_CSUM = 1 << 7;
-        /// GRE (`SKB_GSO_GRE`).
-        const GRE = 1 << 8;
-        /// GRE with its checksum to fill (`SKB_GSO_GRE_CSUM`).
-        const GRE_CSUM = 1 << 9;
-        /// IP in IPv4 (`SKB_GSO_IPXIP4`).
-        const IPXIP4 = 1 << 10;
-        /// IP in IPv6 (`SKB_GSO_IPXIP6`).
-        const IPXIP6 = 1 << 11;
-        /// RFC 3168 CWR on a locally built super-packet: segmentation keeps CWR
-        /// on the first segment only (`SKB_GSO_TCP_ECN`; set by the transmit
-        /// side, never by GRO, which uses `TCP_ACCECN`).
-        const TCP_ECN = 1 << 12;
-    }
-}
-
-crate::wire::flags_debug!(GsoType);
 
 /// The IPv4 ID mode of one IP layer of a flow, decided by its second segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, zerocopy::FromZeros)]

@@ -728,7 +728,7 @@ pub(crate) fn parse(f: &[u8], link: LinkType, kinds: GroKinds) -> Result<Outcome
         (Encap::None, L4::Tcp, false) => GroKinds::TCP4,
         (Encap::None, L4::Tcp, true) => GroKinds::TCP6,
         (Encap::None, L4::Udp, _) => GroKinds::UDP,
-        _ => GroKinds::TUNNEL,
+        (Encap::Vxlan | Encap::Geneve | Encap::Gre | Encap::Ipip, _, _) => GroKinds::TUNNEL,
     };
     if !kinds.contains(needed) {
         return Err(FlushReason::Disabled);

@@ -9,11 +9,10 @@
 
 use core::fmt;
 
-use super::output::{GsoType, SuperPacket, WriteError};
+use super::output::{SuperPacket, WriteError};
 use crate::state::paravirt::BoundaryError;
-use crate::state::paravirt::virtio::{
-    self, GsoKind, GuestFrame, HdrLayout, PeerFeatures, VirtioNetHdr,
-};
+use crate::state::paravirt::virtio::{GuestFrame, HdrLayout, PeerFeatures, VirtioNetHdr};
+use crate::wire::{GsoKind, GsoParams, GsoType};
 
 /// Why a segmentation type cannot be said in a virtio-net header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,20 +136,26 @@ impl SuperPacket {
     ) -> Result<VirtioNetHdr, VirtioGsoError> {
         let gso = if self.seg_count() > 1 {
             match virtio_gso(self.gso_type())? {
-                Some((kind, ecn)) => Some(virtio::SuperPacket {
+                Some((kind, ecn)) => Some(GsoParams {
                     kind,
                     ecn,
                     gso_size: self.gso_size(),
-                    hdr_len: u16::try_from(self.payload_offset().saturating_sub(frame.base))
-                        .unwrap_or(u16::MAX),
-                    segs: self.seg_count(),
+                    // Saturated at 65535 as before: the header's field is 16 bits.
+                    hdr_len: self
+                        .payload_offset()
+                        .saturating_sub(frame.base)
+                        .min(u16::MAX as usize),
+                    segs: self.seg_count() as usize,
                 }),
                 None => return Err(VirtioGsoError::NoKind(self.gso_type())),
             }
         } else {
             None
         };
-        VirtioNetHdr::from_meta(self.meta(), frame, gso, peer).map_err(VirtioGsoError::Boundary)
+        // The metadata is derived from the descriptor, so the refusal's copy is
+        // dropped: `self.meta()` gives it again.
+        VirtioNetHdr::from_meta(self.meta(), frame, gso, peer)
+            .map_err(|refused| VirtioGsoError::Boundary(refused.error))
     }
 
     /// One TUN (or vhost) write's bytes: the `layout`-sized header from

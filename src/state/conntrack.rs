@@ -45,7 +45,7 @@ impl Default for ConntrackConfig {
 /// `Complete` is checked by arithmetic, `None` in software (the sum is kept as
 /// `Complete`, `COMPLETE_SW`, so later validation costs nothing).
 ///
-/// `Verdict::Bad` means conntrack marks the packet INVALID. Deviation from
+/// `CsumVerdict::Bad` means conntrack marks the packet INVALID. Deviation from
 /// Linux: a checked `Complete` stays `Complete` with `CSUM_VALID` (Linux turns
 /// it into `Unnecessary` level 0 and loses the sum inner layers could use),
 /// and `Unnecessary` does not vouch for ICMP (never covered by a level).

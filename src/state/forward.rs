@@ -1,6 +1,6 @@
 //! Forwarding hops: bridge, route (TTL / hop limit), and the IPv4 header check.
 
-use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
+use super::outcome::{CsumVerdict, Outcome, Reason, Span, StateError, Transition, refuse};
 use super::packet::{Packet, PacketMut};
 use super::rewrite::{Write, apply};
 use super::types::{CsumMeta, CsumState};
@@ -42,9 +42,9 @@ pub fn check_ipv4_header(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
         );
     };
     let verdict = if csum::ipv4_header(hdr).is_zero() {
-        Verdict::Good
+        CsumVerdict::Good
     } else {
-        Verdict::Bad
+        CsumVerdict::Bad
     };
     Ok(Outcome {
         meta,

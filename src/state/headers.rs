@@ -1,6 +1,6 @@
 //! Moving the current layer: pull and push header bytes, trim trailing bytes.
 
-use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
+use super::outcome::{CsumVerdict, Outcome, Reason, Span, StateError, Transition, refuse};
 use super::packet::Packet;
 use super::sum::{normalised, remove, sum_at};
 use super::types::{CsumFlags, CsumMeta, CsumState, PartialKind};
@@ -78,7 +78,7 @@ pub fn pull(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
     };
     Ok(Outcome {
         meta: rebuilt(&meta, state, flags),
-        verdict: Verdict::NotChecked,
+        verdict: CsumVerdict::NotChecked,
         reason,
         sw_bytes: sw,
     })
@@ -123,7 +123,7 @@ pub fn push(meta: CsumMeta, pkt: &Packet<'_>, len: usize) -> Transition {
     };
     Ok(Outcome {
         meta: rebuilt(&meta, state, flags),
-        verdict: Verdict::NotChecked,
+        verdict: CsumVerdict::NotChecked,
         reason: Reason::Pushed,
         sw_bytes: sw,
     })
@@ -182,7 +182,7 @@ pub fn trim(meta: CsumMeta, pkt: &Packet<'_>, new_len: usize) -> Transition {
     };
     Ok(Outcome {
         meta: rebuilt(&meta, state, meta.flags()),
-        verdict: Verdict::NotChecked,
+        verdict: CsumVerdict::NotChecked,
         reason: Reason::Trimmed,
         sw_bytes: sw,
     })

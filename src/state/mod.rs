@@ -40,8 +40,8 @@
 //! Every transition takes a sound state to a sound state, or returns
 //! [`Refused`] with the unchanged metadata and a [`StateError`]. A state only
 //! claims validity that came from the device, a verified computation, or a
-//! trusted local origin. Checking results are [`Verdict`]s with a [`Reason`];
-//! a bad checksum is `Verdict::Bad`, not an error.
+//! trusted local origin. Checking results are [`CsumVerdict`]s with a [`Reason`];
+//! a bad checksum is `CsumVerdict::Bad`, not an error.
 //!
 //! # Transitions (and the Linux function each models)
 //!
@@ -55,14 +55,14 @@
 //! | [`nat()`] | `inet_proto_csum_replace4/16/2` |
 //! | [`conntrack()`] | `nf_ip_checksum` / `nf_ip6_checksum` + L4 error handlers |
 //! | [`checksum_setup`] | `skb_checksum_setup` (Xen `csum_blank` without offsets) |
-//! | [`fill()`] | `skb_checksum_help`, `skb_crc32c_csum_help` |
+//! | [`fill_partial()`] | `skb_checksum_help`, `skb_crc32c_csum_help` |
 //!
 //! # Example: a guest's blank checksum through a bridge and conntrack to a
 //! device without offload (the Xen 2005 scenario)
 //!
 //! ```
 //! use netoffload::state::{self, ConntrackConfig, CsumFlags, CsumMeta, Hook, Packet,
-//!     PacketMut, Reason, Verdict};
+//!     PacketMut, Reason, CsumVerdict};
 //! use netoffload::wire::LinkType;
 //!
 //! // A TCP packet as a guest hands it over: checksum field not filled yet.
@@ -81,17 +81,17 @@
 //! let meta = state::bridge(meta).meta; // both Xen facts survive
 //! let ct = state::conntrack(meta, &pkt.as_packet(), Hook::PreRouting,
 //!     ConntrackConfig::default()).expect("TCP");
-//! assert_eq!((ct.verdict, ct.reason), (Verdict::Good, Reason::PartialTrusted));
+//! assert_eq!((ct.verdict, ct.reason), (CsumVerdict::Good, Reason::PartialTrusted));
 //!
 //! // The physical device has no checksum offload: fill in software.
-//! let out = state::fill(ct.meta, &mut pkt).expect("field in bounds");
+//! let out = state::fill_partial(ct.meta, &mut pkt).expect("field in bounds");
 //! assert_eq!(out.reason, Reason::Filled);
 //! assert!(!out.meta.is_blank());
 //!
 //! // The wire bytes now verify.
 //! let check = state::validate(CsumMeta::NONE, &Packet::parse(&frame, LinkType::Ethernet)?)
 //!     .expect("TCP");
-//! assert_eq!(check.verdict, Verdict::Good);
+//! assert_eq!(check.verdict, CsumVerdict::Good);
 //! # Ok::<(), netoffload::wire::ParseError>(())
 //! ```
 //!
@@ -99,13 +99,14 @@
 #![forbid(unsafe_code)]
 
 mod conntrack;
-mod fill;
+mod fill_partial;
 mod forward;
 mod headers;
 mod nat;
 mod outcome;
 mod packet;
 pub mod paravirt;
+mod refused;
 mod rewrite;
 pub(crate) mod setup;
 pub(crate) mod site;
@@ -114,12 +115,13 @@ mod types;
 mod validate;
 
 pub use conntrack::{ConntrackConfig, Hook, conntrack};
-pub use fill::fill;
+pub use fill_partial::fill_partial;
 pub use forward::{bridge, check_ipv4_header, route};
 pub use headers::{pull, push, trim};
 pub use nat::{Addr, Rewrite, nat};
-pub use outcome::{Outcome, Reason, Refused, Span, StateError, Transition, Verdict};
+pub use outcome::{CsumVerdict, Outcome, Reason, Span, StateError, Transition};
 pub use packet::{Packet, PacketMut};
+pub use refused::Refused;
 pub use setup::checksum_setup;
 pub use types::{CsumFlags, CsumLevel, CsumMeta, CsumState, MetaError, PartialKind};
 pub use validate::{

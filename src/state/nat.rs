@@ -1,7 +1,7 @@
 //! NAT rewrites of addresses and ports with the checksum updates Linux makes
 //! (`inet_proto_csum_replace4/16/2`, `csum_replace4`, OVS/nf_nat rules).
 
-use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
+use super::outcome::{CsumVerdict, Outcome, Reason, Span, StateError, Transition, refuse};
 use super::packet::PacketMut;
 use super::rewrite::{Write, apply};
 use super::site::{self, sctp_stored};
@@ -82,7 +82,7 @@ enum L4Update {
 /// points at another field of this layer.
 ///
 /// ```
-/// use netoffload::state::{self, Addr, CsumMeta, Packet, PacketMut, Rewrite, Verdict};
+/// use netoffload::state::{self, Addr, CsumMeta, Packet, PacketMut, Rewrite, CsumVerdict};
 /// use netoffload::wire::LinkType;
 /// # let mut b = Vec::new();
 /// # etherparse::PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
@@ -93,9 +93,9 @@ enum L4Update {
 /// let out = state::nat(out.meta, &mut pkt, Rewrite::SrcPort(40000)).expect("TCP");
 /// // IP header and TCP checksums were updated incrementally: both still verify.
 /// let v = state::check_ipv4_header(CsumMeta::NONE, &pkt.as_packet()).expect("IPv4");
-/// assert_eq!(v.verdict, Verdict::Good);
+/// assert_eq!(v.verdict, CsumVerdict::Good);
 /// let v = state::validate(out.meta, &pkt.as_packet()).expect("TCP");
-/// assert_eq!(v.verdict, Verdict::Good);
+/// assert_eq!(v.verdict, CsumVerdict::Good);
 /// # Ok::<(), netoffload::wire::ParseError>(())
 /// ```
 pub fn nat(meta: CsumMeta, pkt: &mut PacketMut<'_>, rewrite: Rewrite) -> Transition {
@@ -129,7 +129,9 @@ fn plan_and_apply(
                 (Net::Ipv4, Addr::V4(_), _) => field::V4_DST,
                 (Net::Ipv6, Addr::V6(_), Rewrite::Src(_)) => field::V6_SRC,
                 (Net::Ipv6, Addr::V6(_), _) => field::V6_DST,
-                _ => return Err(StateError::AddressFamily),
+                (Net::Ipv4, Addr::V6(_), _) | (Net::Ipv6, Addr::V4(_), _) => {
+                    return Err(StateError::AddressFamily);
+                }
             };
             let at = l.l3 + off;
             let pseudo_at = match rewrite {
@@ -214,7 +216,7 @@ fn plan_and_apply(
     };
     Ok(Outcome {
         meta,
-        verdict: Verdict::NotChecked,
+        verdict: CsumVerdict::NotChecked,
         reason,
         sw_bytes: sw,
     })

@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use super::refused::Refused;
 use super::types::{CsumLevel, CsumMeta, MetaError};
 use crate::wire::Transport;
 
@@ -12,7 +13,7 @@ use crate::wire::Transport;
 /// metadata is sound (GRO flushes, local delivery drops). Errors ([`StateError`])
 /// mean the transition could not run at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
+pub enum CsumVerdict {
     /// The checksum is known good: verified now, by the device, or trusted origin.
     Good,
     /// The checksum is wrong (verified in software).
@@ -123,7 +124,7 @@ pub struct Outcome {
     /// The new metadata (sound for the packet as it is after the transition).
     pub meta: CsumMeta,
     /// What was found out about the checksum.
-    pub verdict: Verdict,
+    pub verdict: CsumVerdict,
     /// Why.
     pub reason: Reason,
     /// Bytes summed in software (ones-complement or CRC) by this transition.
@@ -135,7 +136,7 @@ impl Outcome {
     pub(crate) const fn same(meta: CsumMeta, reason: Reason) -> Outcome {
         Outcome {
             meta,
-            verdict: Verdict::NotChecked,
+            verdict: CsumVerdict::NotChecked,
             reason,
             sw_bytes: 0,
         }
@@ -273,26 +274,8 @@ impl From<MetaError> for StateError {
     }
 }
 
-impl core::error::Error for Refused {}
-
-/// A transition that could not run: the error and the unchanged metadata,
-/// handed back because transitions take it by value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refused {
-    /// The metadata as it was before the call.
-    pub meta: CsumMeta,
-    /// Why.
-    pub error: StateError,
-}
-
-impl fmt::Display for Refused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (state kept: {})", self.error, self.meta.state())
-    }
-}
-
 /// The return type of every fallible transition.
-pub type Transition = Result<Outcome, Refused>;
+pub type Transition = Result<Outcome, Refused<StateError>>;
 
 /// Shorthand for a refusal.
 pub(crate) const fn refuse(meta: CsumMeta, error: StateError) -> Transition {

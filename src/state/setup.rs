@@ -1,7 +1,7 @@
 //! Setting up a `Partial` state from the headers (for packets whose origin
 //! said "checksum blank" without saying where the field is).
 
-use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
+use super::outcome::{CsumVerdict, Outcome, Reason, Span, StateError, Transition, refuse};
 use super::packet::{Packet, PacketMut};
 use super::rewrite::{Write, apply};
 use super::site::{self, Kind};
@@ -46,7 +46,7 @@ pub fn checksum_setup(meta: CsumMeta, pkt: &mut PacketMut<'_>, recalculate: bool
     }
     Ok(Outcome {
         meta: new,
-        verdict: Verdict::NotChecked,
+        verdict: CsumVerdict::NotChecked,
         reason: Reason::PartialSetUp,
         sw_bytes: 0,
     })

@@ -1,7 +1,7 @@
 //! Receive-side checking: the device report, validating one L4 layer, the
 //! convert-to-`Complete` step and local delivery.
 
-use super::outcome::{Outcome, Reason, StateError, Transition, Verdict, refuse};
+use super::outcome::{CsumVerdict, Outcome, Reason, StateError, Transition, refuse};
 use super::packet::Packet;
 use super::site::{self, Kind, Site};
 use super::sum::{normalised, remove, sum_at};
@@ -83,7 +83,7 @@ fn with(state: CsumState, flags: CsumFlags) -> CsumMeta {
     CsumMeta::new(state, flags).unwrap_or(CsumMeta::from_state(state))
 }
 
-fn out(meta: CsumMeta, verdict: Verdict, reason: Reason, sw_bytes: usize) -> Transition {
+fn out(meta: CsumMeta, verdict: CsumVerdict, reason: Reason, sw_bytes: usize) -> Transition {
     Ok(Outcome {
         meta,
         verdict,
@@ -118,14 +118,14 @@ fn out(meta: CsumMeta, verdict: Verdict, reason: Reason, sw_bytes: usize) -> Tra
 /// taken out of a `Complete` sum, counted in `sw_bytes`), never after it.
 ///
 /// ```
-/// use netoffload::state::{validate, CsumMeta, Packet, Verdict, Reason};
+/// use netoffload::state::{validate, CsumMeta, Packet, CsumVerdict, Reason};
 /// use netoffload::wire::LinkType;
 /// # let mut b = [0u8; 28];
 /// # b[0] = 0x45; b[3] = 28; b[8] = 64; b[9] = 17; b[25] = 8;
 /// let pkt = Packet::parse(&b, LinkType::RawIp)?;
 /// // UDP checksum 0 over IPv4: no checksum.
 /// let out = validate(CsumMeta::NONE, &pkt).expect("a UDP layer");
-/// assert_eq!((out.verdict, out.reason), (Verdict::NoChecksum, Reason::ZeroUdpNoChecksum));
+/// assert_eq!((out.verdict, out.reason), (CsumVerdict::NoChecksum, Reason::ZeroUdpNoChecksum));
 /// # Ok::<(), netoffload::wire::ParseError>(())
 /// ```
 pub fn validate(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
@@ -170,7 +170,7 @@ pub(crate) fn check(
         Kind::None => {
             return out(
                 with(state, flags),
-                Verdict::NoChecksum,
+                CsumVerdict::NoChecksum,
                 Reason::NoChecksumField,
                 0,
             );
@@ -192,14 +192,14 @@ pub(crate) fn check(
             // and refuses it at the socket: the level is consumed here too.
             return out(
                 with(consumed(state), flags),
-                Verdict::Bad,
+                CsumVerdict::Bad,
                 Reason::ZeroUdp6Rejected,
                 0,
             );
         }
         return out(
             with(consumed(state), flags),
-            Verdict::NoChecksum,
+            CsumVerdict::NoChecksum,
             Reason::ZeroUdpNoChecksum,
             0,
         );
@@ -212,7 +212,7 @@ pub(crate) fn check(
             Consume::No => Reason::LevelCovers,
         };
         flags |= CsumFlags::CSUM_VALID;
-        return out(with(consumed(state), flags), Verdict::Good, reason, 0);
+        return out(with(consumed(state), flags), CsumVerdict::Good, reason, 0);
     }
     if let CsumState::Partial { start, .. } = state
         && start >= site.l4
@@ -220,7 +220,12 @@ pub(crate) fn check(
         // `skb_csum_unnecessary` is true, so `__skb_checksum_validate_needed`
         // sets `csum_valid`: the layer counts as verified, blank field or not.
         flags |= CsumFlags::CSUM_VALID;
-        return out(with(state, flags), Verdict::Good, Reason::PartialTrusted, 0);
+        return out(
+            with(state, flags),
+            CsumVerdict::Good,
+            Reason::PartialTrusted,
+            0,
+        );
     }
     if origin_vouches {
         // A blank `Partial` field does not verify: trusted, but not CSUM_VALID.
@@ -229,7 +234,7 @@ pub(crate) fn check(
         }
         return out(
             with(state, flags),
-            Verdict::Good,
+            CsumVerdict::Good,
             Reason::DataValidTrusted,
             0,
         );
@@ -254,12 +259,17 @@ pub(crate) fn check(
             };
             return out(
                 with(state, flags),
-                Verdict::Good,
+                CsumVerdict::Good,
                 Reason::Crc32cVerified,
                 sw,
             );
         }
-        return out(with(state, flags), Verdict::Bad, Reason::BadChecksum, sw);
+        return out(
+            with(state, flags),
+            CsumVerdict::Bad,
+            Reason::BadChecksum,
+            sw,
+        );
     }
 
     let pseudo = site.pseudo(pkt);
@@ -278,14 +288,19 @@ pub(crate) fn check(
             flags |= CsumFlags::CSUM_VALID;
             return out(
                 with(state, flags),
-                Verdict::Good,
+                CsumVerdict::Good,
                 Reason::CompleteChecked,
                 sw,
             );
         }
         if flags.contains(CsumFlags::COMPLETE_SW) {
             // Our own sum: recomputing would give the same answer.
-            return out(with(state, flags), Verdict::Bad, Reason::BadChecksum, sw);
+            return out(
+                with(state, flags),
+                CsumVerdict::Bad,
+                Reason::BadChecksum,
+                sw,
+            );
         }
         let data = sum_at(b, site.l4, site.l4, site.end);
         sw += site.end - site.l4;
@@ -294,9 +309,9 @@ pub(crate) fn check(
         flags |= CsumFlags::COMPLETE_SW;
         let (verdict, reason) = if good {
             flags |= CsumFlags::CSUM_VALID;
-            (Verdict::Good, Reason::DeviceChecksumFault)
+            (CsumVerdict::Good, Reason::DeviceChecksumFault)
         } else {
-            (Verdict::Bad, Reason::BadChecksum)
+            (CsumVerdict::Bad, Reason::BadChecksum)
         };
         return out(
             with(CsumState::Complete { csum: whole }, flags),
@@ -312,9 +327,9 @@ pub(crate) fn check(
     let good = csum::fold(pseudo.add(data)).is_zero();
     let (verdict, reason) = if good {
         flags |= CsumFlags::CSUM_VALID;
-        (Verdict::Good, Reason::SoftwareVerified)
+        (CsumVerdict::Good, Reason::SoftwareVerified)
     } else {
-        (Verdict::Bad, Reason::BadChecksum)
+        (CsumVerdict::Bad, Reason::BadChecksum)
     };
     // `None`, or `Unnecessary` that does not cover this (ICMP) layer: nothing
     // after an ICMP header is counted, so its levels are worth nothing and the
@@ -371,7 +386,9 @@ pub fn try_convert(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
     };
     let pseudo = match site.kind {
         Kind::Inet { .. } if !site.zero_udp(pkt.bytes()) => site.pseudo(pkt),
-        _ => return Ok(Outcome::same(meta, Reason::NotConverted)),
+        Kind::Inet { .. } | Kind::Crc32c { .. } | Kind::None => {
+            return Ok(Outcome::same(meta, Reason::NotConverted));
+        }
     };
     if meta.state() != CsumState::None || !meta.flags().contains(CsumFlags::CSUM_VALID) {
         return Ok(Outcome::same(meta, Reason::NotConverted));
@@ -381,7 +398,7 @@ pub fn try_convert(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
     let flags = meta.flags() | CsumFlags::COMPLETE_SW;
     Ok(Outcome {
         meta: with(CsumState::Complete { csum }, flags),
-        verdict: Verdict::NotChecked,
+        verdict: CsumVerdict::NotChecked,
         reason: Reason::Converted,
         sw_bytes: n,
     })

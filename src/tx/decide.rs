@@ -4,8 +4,9 @@
 
 use super::error::TxError;
 use super::features::Features;
-use super::gso::{GsoInfo, GsoLimits, GsoType, TUNNEL, required_features};
+use super::gso::{GsoInfo, GsoLimits, TUNNEL, required_features};
 use crate::state::{CsumMeta, CsumState, PartialKind};
+use crate::wire::GsoType;
 use crate::wire::{Layers, Net, Transport};
 
 /// The transmitting device as a decision sees it: features and segmentation limits.
@@ -62,7 +63,7 @@ pub enum FillReason {
     NoSctpCrc,
 }
 
-/// A software fill to do now (see [`fill`](super::fill)).
+/// A software fill to do now (see [`fill_software`](super::fill_software)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Fill {
     /// First byte summed (`csum_start`), from the start of the frame.
@@ -392,7 +393,13 @@ fn decide_gso(
             check_partial(layers, start, offset, PartialKind::Inet)?;
             (start, offset)
         }
-        _ => return Ok(segment(SegmentReason::StateNotPartial)),
+        CsumState::None
+        | CsumState::Unnecessary { .. }
+        | CsumState::Complete { .. }
+        | CsumState::Partial {
+            kind: PartialKind::Crc32c,
+            ..
+        } => return Ok(segment(SegmentReason::StateNotPartial)),
     };
     if !features.can_checksum(layers.net) {
         return Ok(segment(SegmentReason::ChecksumNotOffloadable));

@@ -2,9 +2,8 @@
 
 use core::fmt;
 
-use super::gso::GsoType;
-use crate::state::{CsumMeta, StateError};
-use crate::wire::{Net, Transport};
+use crate::state::StateError;
+use crate::wire::{GsoType, Net, Transport};
 
 /// A refused transmit request: the field or limit at fault. Nothing was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,7 +101,7 @@ pub enum TxError {
         /// Why.
         error: StateError,
     },
-    /// An action that is not a software fill was passed to [`fill`](super::fill).
+    /// An action that is not a software fill was passed to [`fill_software`](super::fill_software).
     NotAFill,
 }
 
@@ -190,15 +189,6 @@ pub enum TunnelField {
     InnerBounds,
 }
 
-/// A refused transition that hands the metadata back unchanged (it is taken by move).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct TxRefusal {
-    /// The metadata as it was.
-    pub meta: CsumMeta,
-    /// Why.
-    pub error: TxError,
-}
-
 impl fmt::Display for TunnelField {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -209,14 +199,6 @@ impl fmt::Display for TunnelField {
         })
     }
 }
-
-impl fmt::Display for TxRefusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (state kept: {})", self.error, self.meta.state())
-    }
-}
-
-impl core::error::Error for TxRefusal {}
 
 /// A refused ring configuration, packet or batch. Nothing was changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

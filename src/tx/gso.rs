@@ -2,10 +2,7 @@
 
 use super::features::Features;
 
-/// The kind of super-packet (Linux `SKB_GSO_*`): the type GRO's descriptors
-/// carry, so a GRO super-packet goes to [`decide`](super::decide) and
-/// [`segment`](super::segment) as it is.
-pub use crate::gro::GsoType;
+use crate::wire::GsoType;
 
 /// The device features a type needs for hardware segmentation (Linux
 /// `net_gso_ok`: each `SKB_GSO_*` bit maps to one `NETIF_F_*` bit; both fixed-ID

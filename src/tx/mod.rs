@@ -8,7 +8,7 @@
 //! 2. [`decide()`] maps the packet's [`CsumMeta`](crate::state::CsumMeta),
 //!    layers and GSO request to a [`TxAction`] with its reason
 //!    (`validate_xmit_skb`): offload, CRC offload, fill in software
-//!    ([`fill()`]), segment first ([`segment()`]) or nothing to do. A `csum_blank`
+//!    ([`fill_software()`]), segment first ([`segment()`]) or nothing to do. A `csum_blank`
 //!    packet always leaves filled or offloaded.
 //! 3. A [`TxAction::Segment`] is carried out by [`segment()`] (TCP over IPv4/IPv6,
 //!    UDP GSO, IPv6 BIG TCP jumbograms) or [`segment_tunnel`] (VXLAN, GENEVE and
@@ -27,16 +27,17 @@
 //!   kernel's `netdev_intersect_features`, `netdev_increment_features`,
 //!   `netdev_fix_features`, `harmonize_features` and the bridge's
 //!   recomputation.
-//! - `gso.rs`: [`GsoType`] (`SKB_GSO_*`, the same type GRO emits, so a GRO
-//!   descriptor goes to [`decide()`] unchanged), [`required_features`]
+//! - `gso.rs`: what a [`GsoType`](crate::wire::GsoType) (`SKB_GSO_*`, the
+//!   `wire` type GRO emits, so a GRO descriptor goes to [`decide()`]
+//!   unchanged) needs: [`required_features`]
 //!   (`net_gso_ok`), [`GsoInfo`], [`GsoLimits`].
 //! - `decide.rs`: [`decide()`], modelling `validate_xmit_skb`,
 //!   `netif_needs_gso` and `skb_csum_hwoffload_help`. Stricter than Linux in
 //!   one place: `IP_CSUM` / `IPV6_CSUM` offload needs the TCP/UDP field at the
 //!   transport header. Inside tunnels only `HW_CSUM` offloads the inner
 //!   checksum.
-//! - `fill.rs`: [`fill()`] carries out a software fill through
-//!   [`state::fill`](crate::state::fill) (the only fill), after checking the
+//! - `fill_software.rs`: [`fill_software()`] carries out a software fill through
+//!   [`state::fill_partial`](crate::state::fill_partial) (the only fill), after checking the
 //!   decision's offsets and trimming Ethernet padding.
 //! - `segment.rs`: [`plan`] / [`segment()`] / [`segment_one`] (TCP over IPv4 and
 //!   IPv6, UDP GSO, IPv6 BIG TCP jumbograms without their Hop-by-Hop header,
@@ -68,7 +69,7 @@
 mod decide;
 mod error;
 mod features;
-mod fill;
+mod fill_software;
 mod gso;
 mod planner;
 mod pseudo;
@@ -80,10 +81,10 @@ pub use decide::{
     CrcReason, Device, DoneReason, Fill, FillReason, OffloadReason, SegmentCsum, SegmentReason,
     TxAction, decide,
 };
-pub use error::{PlanError, TunnelField, TxError, TxRefusal};
+pub use error::{PlanError, TunnelField, TxError};
 pub use features::{Features, FixedFeatures};
-pub use fill::fill;
-pub use gso::{GsoInfo, GsoLimits, GsoType, required_features};
+pub use fill_software::fill_software;
+pub use gso::{GsoInfo, GsoLimits, required_features};
 pub use planner::{
     BatchEnd, BatchReport, Completion, Prepared, QueueState, RingConfig, RingStats, TxContext,
     TxRing, WakeOutcome,

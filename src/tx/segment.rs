@@ -24,10 +24,11 @@
 use super::decide::{SegmentCsum, check_gso_shape, check_layers};
 use super::error::TunnelField;
 use super::error::TxError;
-use super::gso::{GsoInfo, GsoType, TUNNEL};
+use super::gso::{GsoInfo, TUNNEL};
 use super::pseudo::{pseudo_sum, seed};
 use crate::csum::{self, Sum16, Wsum};
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::wire::GsoType;
 use crate::wire::{Layers, Net, Transport};
 
 /// Header field offsets (named once, in `wire`), relative to their header.
@@ -294,7 +295,7 @@ pub fn plan_tunnel(
         match (c_bit, t.contains(GsoType::GRE_CSUM)) {
             (true, true) => OuterCsum::Gre,
             (false, false) => OuterCsum::GreNone,
-            _ => return mismatch(TunnelField::GreChecksumBit),
+            (true, false) | (false, true) => return mismatch(TunnelField::GreChecksumBit),
         }
     };
     // The inner request is the type without its tunnel bits.
@@ -376,7 +377,13 @@ fn plan_inner(
     let (csum_offset, min_l4) = match layers.transport {
         Transport::Tcp => (field::TCP_CSUM, field::TCP_MIN_LEN),
         Transport::Udp => (field::UDP_CSUM, field::UDP_LEN_MIN),
-        _ => return Err(TxError::LayersOutOfOrder),
+        Transport::Sctp
+        | Transport::Icmp
+        | Transport::Icmpv6
+        | Transport::Gre
+        | Transport::Ipip
+        | Transport::Ipv6InIp
+        | Transport::Other(_) => return Err(TxError::LayersOutOfOrder),
     };
     let l4_hdr = layers.payload - layers.l4;
     if l4_hdr < min_l4 {

@@ -2,9 +2,9 @@
 //! side's [`GsoInfo`], both ways: what a TUN reader needs between
 //! `VirtioNetHdr::to_meta` and [`decide`](super::decide), and back.
 
-use super::gso::{GsoInfo, GsoType};
+use super::gso::GsoInfo;
 use crate::gro::{VirtioGsoError, virtio_gso};
-use crate::state::paravirt::virtio::{GsoKind, GsoParams, SuperPacket};
+use crate::wire::{GsoKind, GsoParams, GsoType};
 
 impl GsoInfo {
     /// The request a checked virtio GSO header makes (Linux
@@ -30,14 +30,14 @@ impl GsoInfo {
     /// `hdr_len` bytes and which makes `segs` segments (Linux
     /// `virtio_net_hdr_from_skb`). Refusals as [`virtio_gso`]: AccECN CWR,
     /// fixed IDs, tunnel types; an empty type is [`VirtioGsoError::NoKind`].
-    pub const fn to_virtio(&self, hdr_len: u16, segs: u16) -> Result<SuperPacket, VirtioGsoError> {
+    pub const fn to_virtio(&self, hdr_len: u16, segs: u16) -> Result<GsoParams, VirtioGsoError> {
         match virtio_gso(self.gso_type) {
-            Ok(Some((kind, ecn))) => Ok(SuperPacket {
+            Ok(Some((kind, ecn))) => Ok(GsoParams {
                 kind,
                 ecn,
                 gso_size: self.gso_size,
-                hdr_len,
-                segs,
+                hdr_len: hdr_len as usize,
+                segs: segs as usize,
             }),
             Ok(None) => Err(VirtioGsoError::NoKind(self.gso_type)),
             Err(e) => Err(e),

@@ -42,6 +42,13 @@
 //! (Linux ignores malformed ones); [`TcpHeader::validate_options`] is there
 //! for callers that care. The Linux functions each check models are listed
 //! in the `parse` module's source docs.
+//!
+//! # Shared vocabulary
+//!
+//! The segmentation words every room uses live here, below all of them:
+//! [`GsoType`] (Linux `SKB_GSO_*` bits, set by GRO, read by transmit),
+//! [`GsoKind`] (the one kind a paravirt header carries) and [`GsoParams`]
+//! (a segmentation request as plain values, both boundary directions).
 #![forbid(unsafe_code)]
 
 mod cast;
@@ -52,6 +59,7 @@ pub(crate) use flags_fmt::flags_debug;
 pub mod ethernet;
 pub mod geneve;
 pub mod gre;
+mod gso;
 pub mod icmp;
 pub mod ipv4;
 pub mod ipv6;
@@ -67,6 +75,7 @@ pub use error::{Absent, ErrorKind, Field, Layer, ParseError};
 pub use ethernet::{EthernetHeader, EthernetHeaderMut, VlanTag, VlanTagMut};
 pub use geneve::{GeneveHeader, GeneveHeaderMut, GeneveOption, GeneveOptions};
 pub use gre::{GreHeader, GreHeaderMut, GreVersion};
+pub use gso::{GsoKind, GsoParams, GsoType};
 pub use icmp::{IcmpHeader, IcmpHeaderMut};
 pub use ipv4::{Ipv4Header, Ipv4HeaderMut, Ipv4Option, Ipv4Options};
 pub use ipv6::{Ipv6Header, Ipv6HeaderMut};

@@ -5,7 +5,7 @@
 use crate::support::gro as support;
 
 use netoffload::csum::Wsum;
-use netoffload::gro::{FlushReason as R, GroConfig, SoftwareVerify, TunnelPolicy, Verdict};
+use netoffload::gro::{Disposition, FlushReason as R, GroConfig, SoftwareVerify, TunnelPolicy};
 use netoffload::state::{CsumLevel, CsumMeta, CsumState, PartialKind};
 use support::*;
 
@@ -197,7 +197,7 @@ fn passed_up_alone_after_software_check_is_upgraded() {
         ..Spec::default()
     };
     let (_, v) = h.feed_verdict(a.frame(), CsumMeta::NONE);
-    let Verdict::PassUp { reason, meta } = v else {
+    let Disposition::PassUp { reason, meta } = v else {
         panic!()
     };
     assert_eq!(reason, R::Psh);
@@ -209,7 +209,7 @@ fn passed_up_alone_after_software_check_is_upgraded() {
     );
     // Through VXLAN with a zero outer checksum: the (zero) UDP and the TCP.
     let (_, v) = h.feed_verdict(tunnel_frame(&Outer::default(), &a), CsumMeta::NONE);
-    let Verdict::PassUp { meta, .. } = v else {
+    let Disposition::PassUp { meta, .. } = v else {
         panic!()
     };
     assert_eq!(

@@ -2,7 +2,8 @@
 //! that rule's reason when different), for TCP over IPv4, IPv6 and VXLAN.
 use crate::support::gro as support;
 
-use netoffload::gro::{FlushReason as R, GroConfig, GsoType};
+use netoffload::gro::{FlushReason as R, GroConfig};
+use netoffload::wire::GsoType;
 use support::*;
 
 #[derive(Clone, Copy, Debug, PartialEq)]

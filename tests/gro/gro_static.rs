@@ -17,7 +17,7 @@ use std::mem::size_of;
 use std::sync::Mutex;
 
 use gro_support::{Outer, Spec, Tunnel, tunnel_frame};
-use netoffload::gro::{Gro, GroConfig, GroKinds, SuperPacket, Verdict};
+use netoffload::gro::{Disposition, Gro, GroConfig, GroKinds, SuperPacket};
 use netoffload::state::{CsumMeta, CsumState, PartialKind};
 use oracle::Link;
 
@@ -55,7 +55,7 @@ fn run<const N: usize>(
     };
     for (i, f) in frames.iter().enumerate() {
         let v = gro.receive(f, i as u32, meta.clone(), 0, &mut sink);
-        assert!(matches!(v, Verdict::Held(_)), "frame {i}: {v:?}");
+        assert!(matches!(v, Disposition::Held(_)), "frame {i}: {v:?}");
     }
     gro.flush_all(&mut sink);
     out

@@ -3,7 +3,8 @@
 //! verify and re-segment to the originals.
 use crate::support::gro as support;
 
-use netoffload::gro::{FlushReason as R, GroConfig, GsoType};
+use netoffload::gro::{FlushReason as R, GroConfig};
+use netoffload::wire::GsoType;
 use support::*;
 
 fn run(

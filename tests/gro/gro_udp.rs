@@ -2,7 +2,8 @@
 //! of one flow, the last may be shorter, a checksum is required, 64 at most.
 use crate::support::gro as support;
 
-use netoffload::gro::{FlushReason as R, GroConfig, GroKinds, GsoType};
+use netoffload::gro::{FlushReason as R, GroConfig, GroKinds};
+use netoffload::wire::GsoType;
 use support::*;
 
 fn udp_cfg() -> GroConfig {

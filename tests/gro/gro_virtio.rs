@@ -5,15 +5,15 @@
 use crate::support::gro::{Spec, pay};
 
 use netoffload::gro::{
-    Gro, GroConfig, GsoType, SuperPacket, VirtioGsoError, VirtioWriteError, WriteError, virtio_gso,
+    Gro, GroConfig, SuperPacket, VirtioGsoError, VirtioWriteError, WriteError, virtio_gso,
 };
 use netoffload::state::CsumMeta;
 use netoffload::state::paravirt::virtio::{
-    GsoKind, GsoOutcome, GuestFrame, HdrLayout, PeerFeatures, VirtioFlags, VirtioNetHdr,
-    VirtioPolicy, gso_type,
+    GsoOutcome, GuestFrame, HdrLayout, PeerFeatures, VirtioFlags, VirtioNetHdr, VirtioPolicy,
+    gso_type,
 };
 use netoffload::tx::{self, GsoInfo, SegmentCsum};
-use netoffload::wire::{self, LinkType};
+use netoffload::wire::{self, GsoKind, GsoType, LinkType};
 
 /// What the sink saw per super-packet: the header (or refusal) and the bytes.
 type Out = (Result<VirtioNetHdr, VirtioGsoError>, Vec<u8>, u16);

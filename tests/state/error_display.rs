@@ -5,12 +5,12 @@
 use core::fmt::Display;
 
 use netoffload::csum::{Sum16, Unsupported};
-use netoffload::encap::{DecapError, EncapError, Rejected};
+use netoffload::encap::{DecapError, EncapError};
 use netoffload::gro::WriteError;
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use netoffload::state::{CsumMeta, MetaError, Refused, Span, StateError};
-use netoffload::tx::{GsoType, PlanError, TunnelField, TxError, TxRefusal};
-use netoffload::wire::{Absent, ErrorKind, Field, Layer, Net, ParseError, Transport};
+use netoffload::tx::{PlanError, TunnelField, TxError};
+use netoffload::wire::{Absent, ErrorKind, Field, GsoType, Layer, Net, ParseError, Transport};
 
 /// Compiles only if `E` is a `core::error::Error`.
 fn is_error<E: core::error::Error>() {}
@@ -23,13 +23,15 @@ fn every_error_type_is_a_core_error() {
     is_error::<Absent>();
     is_error::<MetaError>();
     is_error::<StateError>();
-    is_error::<Refused>();
+    is_error::<Refused<StateError>>();
     is_error::<BoundaryError>();
     is_error::<DecapError>();
     is_error::<EncapError>();
-    is_error::<Rejected>();
+    is_error::<Refused<DecapError>>();
+    is_error::<Refused<EncapError>>();
+    is_error::<Refused<BoundaryError>>();
     is_error::<TxError>();
-    is_error::<TxRefusal>();
+    is_error::<Refused<TxError>>();
     is_error::<PlanError>();
 }
 
@@ -240,9 +242,9 @@ fn encap_errors() {
     for (e, values) in decap {
         sentence(&e, values);
         sentence(
-            &Rejected {
-                error: e,
+            &Refused {
                 meta: CsumMeta::NONE,
+                error: e,
             },
             values,
         );
@@ -350,7 +352,7 @@ fn tx_errors() {
     for (e, values) in cases {
         sentence(&e, values);
         sentence(
-            &TxRefusal {
+            &Refused {
                 meta: CsumMeta::NONE,
                 error: e,
             },

@@ -5,8 +5,8 @@
 use crate::support;
 
 use netoffload::state::{
-    self, Addr, CsumFlags, CsumMeta, CsumState, Packet, PacketMut, PartialKind, Reason, Rewrite,
-    Verdict,
+    self, Addr, CsumFlags, CsumMeta, CsumState, CsumVerdict, Packet, PacketMut, PartialKind,
+    Reason, Rewrite,
 };
 use netoffload::wire::LinkType;
 use support::oracle::{self, Link, View};
@@ -42,7 +42,7 @@ fn data_valid_partial_is_not_csum_valid() {
     .unwrap();
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
     let out = state::validate(m, &pkt).unwrap();
-    assert_eq!(out.verdict, Verdict::Good, "{:?}", out.reason);
+    assert_eq!(out.verdict, CsumVerdict::Good, "{:?}", out.reason);
     let view = View {
         bytes: &b,
         link: Link::Ethernet,
@@ -146,7 +146,7 @@ fn fill_stops_at_the_ip_end_of_a_padded_frame() {
     )
     .unwrap();
     let mut pkt = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-    let out = state::fill(m, &mut pkt).unwrap();
+    let out = state::fill_partial(m, &mut pkt).unwrap();
     assert_eq!(out.sw_bytes, at.end - at.l4, "summed past the IP end");
     let sites = oracle::sites(&b[..at.end], Link::Ethernet);
     assert!(!sites.is_empty(), "the TCP checksum is found");

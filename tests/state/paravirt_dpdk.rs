@@ -13,10 +13,9 @@ use netoffload::state::paravirt::dpdk::{
     self, Encap, OuterIpStatus, OuterL4Status, OuterTx, OuterUdpCsum, RxCsum, RxStatus, RxVerdict,
     TunnelType, TxOffload, TxSeedMode, ol,
 };
-use netoffload::state::paravirt::virtio::{GsoKind, SuperPacket};
 use netoffload::state::paravirt::{BoundaryError, MetaField, Rule};
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
-use netoffload::wire::{self, LinkType, Net};
+use netoffload::wire::{self, GsoKind, GsoParams, LinkType, Net};
 use support::{Spec, build, make_partial};
 
 const STATUSES: [RxStatus; 4] = [
@@ -349,7 +348,7 @@ fn tx_requests_for_plain_packets() {
     )
     .unwrap_err();
     assert_eq!(
-        e,
+        e.error,
         BoundaryError::forbidden(MetaField::State, Rule::PartialNotAtTransport)
     );
     // A blank field without a place cannot even be built (state's rule), so no
@@ -427,11 +426,11 @@ fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
         ),
     ] {
         let linux = make_partial(build(spec), spec);
-        let sp = SuperPacket {
+        let sp = GsoParams {
             kind,
             ecn: false,
             gso_size: 1440,
-            hdr_len: spec.payload_at() as u16,
+            hdr_len: spec.payload_at(),
             segs: 4,
         };
         let mut f = linux.clone();
@@ -463,7 +462,7 @@ fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
     let spec = Spec::tcp4(5000);
     let mut f = make_partial(build(spec), spec);
     let l = layers(&f, spec);
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1440,
@@ -474,10 +473,12 @@ fn tx_segmentation_uses_dpdk_seed_convention_both_ways() {
         level: CsumLevel::L0,
     });
     let before = f.clone();
+    let refused = dpdk::meta_to_tx(un.clone(), &mut f, &l, None, Some(sp), false).unwrap_err();
     assert_eq!(
-        dpdk::meta_to_tx(un, &mut f, &l, None, Some(sp), false).unwrap_err(),
+        refused.error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoWithoutChecksumState)
     );
+    assert_eq!(refused.meta, un, "the refusal hands the metadata back");
     assert_eq!(f, before);
 }
 

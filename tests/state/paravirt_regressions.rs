@@ -4,13 +4,12 @@ use crate::support::paravirt as support;
 
 use netoffload::state::paravirt::leak::{self, L4Diagnosis};
 use netoffload::state::paravirt::virtio::{
-    GsoKind, GuestFrame, HdrLayout, PeerFeatures, SuperPacket, VirtioFlags, VirtioNetHdr,
-    VirtioPolicy,
+    GuestFrame, HdrLayout, PeerFeatures, VirtioFlags, VirtioNetHdr, VirtioPolicy,
 };
 use netoffload::state::paravirt::xen::{self, XenCsum};
 use netoffload::state::paravirt::{BoundaryError, MetaField, Rule};
 use netoffload::state::{CsumLevel, CsumMeta, CsumState, PartialKind};
-use netoffload::wire::{self, LinkType};
+use netoffload::wire::{self, GsoKind, GsoParams, LinkType};
 use support::{Spec, build, make_partial, seed};
 
 /// wireguard-go #145: a packet held for coalescing had its virtio header bytes
@@ -28,7 +27,7 @@ fn wireguard_go_145_unmerged_packet_carries_no_stale_header() {
         offset: 16,
         kind: PartialKind::Inet,
     });
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1000,
@@ -131,7 +130,7 @@ fn leak_diagnosis_on_tcp_v6_and_zero_udp() {
 fn mirage_net_xen_123_aggregated_frames_carry_data_validated() {
     let spec = Spec::tcp4(10_000);
     let frame = build(spec); // complete, correct checksum
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1448,
@@ -154,8 +153,13 @@ fn mirage_net_xen_123_aggregated_frames_carry_data_validated() {
     // A super-packet nobody verified cannot leave flagless.
     let e = xen::from_meta(CsumMeta::NONE, &frame, LinkType::Ethernet, Some(sp)).unwrap_err();
     assert_eq!(
-        e,
+        e.error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoWithoutChecksumState)
+    );
+    assert_eq!(
+        e.meta,
+        CsumMeta::NONE,
+        "the refusal hands the metadata back"
     );
     // A GRO super-packet (Partial, seed in the field) goes as blank + validated.
     let pframe = make_partial(frame, spec);
@@ -246,5 +250,5 @@ fn huge_vlan_hlen_is_an_error() {
         PeerFeatures::default(),
     )
     .unwrap_err();
-    assert_eq!(e.field, MetaField::VirtioCsumStart);
+    assert_eq!(e.error.field, MetaField::VirtioCsumStart);
 }

@@ -17,8 +17,8 @@ use netoffload::state::paravirt::virtio::{
 };
 use netoffload::state::paravirt::xen::{self, XenCsum, XenTrust};
 use netoffload::state::{
-    self, ConntrackConfig, CsumFlags, CsumLevel, CsumMeta, CsumState, DeviceReport, Hook, Packet,
-    PacketMut, PartialKind, Verdict,
+    self, ConntrackConfig, CsumFlags, CsumLevel, CsumMeta, CsumState, CsumVerdict, DeviceReport,
+    Hook, Packet, PacketMut, PartialKind,
 };
 use netoffload::wire::{self, LinkType};
 use pv::{Spec, build, make_partial, needs_csum};
@@ -66,7 +66,7 @@ fn guest_bridge_nic_without_offload_fills_once() {
         sound(&frame, spec, &out.meta);
         // The physical NIC has no checksum offload: fill in software.
         let mut pkt = PacketMut::parse(&mut frame, LinkType::Ethernet).unwrap();
-        let out = state::fill(out.meta, &mut pkt).unwrap();
+        let out = state::fill_partial(out.meta, &mut pkt).unwrap();
         sw += out.sw_bytes;
         assert!(oracle::all_correct(&frame, Link::Ethernet), "{spec:?}");
         sound(&frame, spec, &out.meta);
@@ -91,13 +91,13 @@ fn guest_bridge_conntrack_local_socket_sums_nothing() {
             state::conntrack(out.meta, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
         assert_ne!(
             out.verdict,
-            Verdict::Bad,
+            CsumVerdict::Bad,
             "a blank field is not a bad checksum"
         );
         sw += out.sw_bytes;
         sound(&frame, spec, &out.meta);
         let out = state::deliver(out.meta, &pkt).unwrap();
-        assert_ne!(out.verdict, Verdict::Bad);
+        assert_ne!(out.verdict, CsumVerdict::Bad);
         sw += out.sw_bytes;
         sound(&frame, spec, &out.meta);
         assert_eq!(sw, 0);
@@ -121,7 +121,7 @@ fn nic_unnecessary_bridge_guest_sums_nothing_when_data_valid_negotiated() {
         let guest = hdr.to_meta(&frame, &VirtioPolicy::DRIVER_RX).unwrap();
         sound(&frame, spec, &guest.meta);
         let got = state::deliver(guest.meta, &pkt).unwrap();
-        assert_eq!((got.verdict, got.sw_bytes), (Verdict::Good, 0));
+        assert_eq!((got.verdict, got.sw_bytes), (CsumVerdict::Good, 0));
         // Without DATA_VALID the guest must sum the segment itself.
         let hdr = VirtioNetHdr::from_meta(
             out.meta.clone(),
@@ -133,7 +133,7 @@ fn nic_unnecessary_bridge_guest_sums_nothing_when_data_valid_negotiated() {
         assert_eq!(hdr, VirtioNetHdr::ZERO);
         let guest = hdr.to_meta(&frame, &VirtioPolicy::DRIVER_RX).unwrap();
         let got = state::deliver(guest.meta, &pkt).unwrap();
-        assert_eq!(got.verdict, Verdict::Good);
+        assert_eq!(got.verdict, CsumVerdict::Good);
         // The stack sums from the current layer (the IP header) so the sum can
         // be kept as Complete for later layers.
         assert_eq!(got.sw_bytes, frame.len() - spec.l3());
@@ -152,7 +152,7 @@ fn nic_unnecessary_bridge_guest_sums_nothing_when_data_valid_negotiated() {
         .unwrap();
         sound(&frame, spec, &g.meta);
         let got = state::deliver(g.meta, &pkt).unwrap();
-        assert_eq!((got.verdict, got.sw_bytes), (Verdict::Good, 0));
+        assert_eq!((got.verdict, got.sw_bytes), (CsumVerdict::Good, 0));
     }
 }
 
@@ -179,7 +179,7 @@ fn guest_a_to_guest_b_through_the_host_never_sums() {
         let b = hdr.to_meta(&frame, &VirtioPolicy::DRIVER_RX).unwrap();
         sound(&frame, spec, &b.meta);
         let got = state::deliver(b.meta, &pkt).unwrap();
-        assert_ne!(got.verdict, Verdict::Bad);
+        assert_ne!(got.verdict, CsumVerdict::Bad);
         assert_eq!(ct.sw_bytes + got.sw_bytes, 0);
         // Xen: netfront A TX (blank | validated) -> netback -> netback RX to B.
         let mut copy = frame.clone();
@@ -232,7 +232,7 @@ fn host_to_guest_blank_field_is_filled_only_if_the_guest_forwards() {
     assert_eq!(got.sw_bytes, 0, "consumed locally: never filled");
     // The guest routes it on to a device without offload: fill once.
     let mut p = PacketMut::parse(&mut frame, LinkType::Ethernet).unwrap();
-    let f = state::fill(g.meta, &mut p).unwrap();
+    let f = state::fill_partial(g.meta, &mut p).unwrap();
     assert_eq!(f.sw_bytes, frame.len() - spec.l4());
     assert!(oracle::all_correct(&frame, Link::Ethernet));
     // Xen guest: csum_blank | data_validated.
@@ -245,7 +245,7 @@ fn host_to_guest_blank_field_is_filled_only_if_the_guest_forwards() {
 /// local checksum offload from the inner Partial), leaves through a NIC
 /// without offload (fill), arrives at a NIC that verifies only the outer UDP
 /// checksum (82599-like, level 0), is decapsulated and delivered to guest B.
-fn vxlan_pair(udp_csum: UdpCsumMode, spec: Spec) -> (usize, Verdict) {
+fn vxlan_pair(udp_csum: UdpCsumMode, spec: Spec) -> (usize, CsumVerdict) {
     let (inner, meta) = guest_tx(spec);
     let head = 64;
     let mut buf = vec![0u8; head + inner.len()];
@@ -287,7 +287,7 @@ fn vxlan_pair(udp_csum: UdpCsumMode, spec: Spec) -> (usize, Verdict) {
     let frame = &mut buf[e.start..e.end];
     // Sender NIC without offload.
     let mut p = PacketMut::parse(frame, LinkType::Ethernet).unwrap();
-    let f = state::fill(e.meta, &mut p).unwrap();
+    let f = state::fill_partial(e.meta, &mut p).unwrap();
     sw += f.sw_bytes;
     let frame: Vec<u8> = frame.to_vec();
     assert!(
@@ -324,7 +324,7 @@ fn vxlan_pair(udp_csum: UdpCsumMode, spec: Spec) -> (usize, Verdict) {
 fn vxlan_nonzero_outer_checksum_validates_the_inner_by_arithmetic() {
     let spec = Spec::tcp4(1300);
     let (sw, verdict) = vxlan_pair(UdpCsumMode::Compute, spec);
-    assert_eq!(verdict, Verdict::Good);
+    assert_eq!(verdict, CsumVerdict::Good);
     // Headers only, never the payload: local checksum offload sums outer UDP +
     // VXLAN + inner Ethernet + inner IPv4 (8 + 8 + 14 + 20); decap converts to
     // Complete and pulls UDP + VXLAN + inner Ethernet (30); the inner check
@@ -338,7 +338,7 @@ fn vxlan_nonzero_outer_checksum_validates_the_inner_by_arithmetic() {
 fn vxlan_zero_outer_checksum_costs_one_inner_pass_82599() {
     let spec = Spec::tcp4(1300);
     let (sw, verdict) = vxlan_pair(UdpCsumMode::Zero, spec);
-    assert_eq!(verdict, Verdict::Good);
+    assert_eq!(verdict, CsumVerdict::Good);
     // Level 0 consumed by the zero outer checksum: the inner packet (IPv4 +
     // TCP + payload, from the current layer) is summed once in software, and
     // never again in the guest (DATA_VALID). No LCO: the outer checksum is 0.
@@ -358,7 +358,7 @@ fn csum_valid_on_trusted_partial_agrees_with_the_oracle() {
     let pkt = Packet::parse(&frame, LinkType::Ethernet).unwrap();
     let ct = state::conntrack(meta, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
     let out = state::deliver(ct.meta, &pkt).unwrap();
-    assert_eq!(out.verdict, Verdict::Good);
+    assert_eq!(out.verdict, CsumVerdict::Good);
     assert!(matches!(out.meta.state(), CsumState::Partial { .. }));
     assert!(
         out.meta.flags().contains(CsumFlags::CSUM_VALID),

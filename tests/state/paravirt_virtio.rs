@@ -5,11 +5,12 @@ use crate::support::paravirt as support;
 
 use netoffload::state::paravirt::setup::SeedCheck;
 use netoffload::state::paravirt::virtio::{
-    DataValidPolicy, Direction, GsoKind, GsoOutcome, GuestFrame, HdrLayout, HdrLenRule,
-    PeerFeatures, SeedPolicy, SuperPacket, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
+    DataValidPolicy, Direction, GsoOutcome, GuestFrame, HdrLayout, HdrLenRule, PeerFeatures,
+    SeedPolicy, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
 };
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
+use netoffload::wire::{GsoKind, GsoParams};
 use proptest::prelude::*;
 use support::{Spec, build, make_partial, needs_csum, sound};
 
@@ -676,8 +677,13 @@ fn from_meta_partial_offsets_are_relative_to_the_peer_frame() {
     )
     .unwrap_err();
     assert_eq!(
-        e,
+        e.error,
         BoundaryError::forbidden(MetaField::FrameBase, Rule::StartBeforeFrame)
+    );
+    assert_eq!(
+        e.meta,
+        partial(10, 6),
+        "the refusal hands the metadata back"
     );
     let e = VirtioNetHdr::from_meta(
         partial(70_000, 6),
@@ -686,7 +692,36 @@ fn from_meta_partial_offsets_are_relative_to_the_peer_frame() {
         PeerFeatures::default(),
     )
     .unwrap_err();
-    assert_eq!(e.field, MetaField::VirtioCsumStart);
+    assert_eq!(e.error.field, MetaField::VirtioCsumStart);
+    // The GSO parameters are `usize` (one type both ways): a header length
+    // or segment count above the 16-bit field is refused, not truncated.
+    let big = |hdr_len, segs| GsoParams {
+        kind: GsoKind::TcpV4,
+        ecn: false,
+        gso_size: 1000,
+        hdr_len,
+        segs,
+    };
+    let rsc = PeerFeatures {
+        rsc_info: true,
+        ..PeerFeatures::default()
+    };
+    let e = VirtioNetHdr::from_meta(
+        partial(34, 16),
+        GuestFrame::default(),
+        Some(big(70_000, 2)),
+        rsc,
+    )
+    .unwrap_err();
+    assert_eq!(e.error.field, MetaField::VirtioHdrLen);
+    let e = VirtioNetHdr::from_meta(
+        partial(34, 16),
+        GuestFrame::default(),
+        Some(big(54, 70_000)),
+        rsc,
+    )
+    .unwrap_err();
+    assert_eq!(e.error.field, MetaField::VirtioCsumStart);
 }
 
 #[test]
@@ -748,7 +783,8 @@ fn from_meta_refuses_what_virtio_cannot_say() {
     });
     assert_eq!(
         VirtioNetHdr::from_meta(crc, GuestFrame::default(), None, PeerFeatures::default())
-            .unwrap_err(),
+            .unwrap_err()
+            .error,
         BoundaryError::forbidden(MetaField::State, Rule::Crc32cNotExpressible)
     );
     // A blank field without Partial offsets cannot be built (state's rule).
@@ -759,7 +795,7 @@ fn from_meta_refuses_what_virtio_cannot_say() {
         )
         .is_err()
     );
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1448,
@@ -779,10 +815,11 @@ fn from_meta_refuses_what_virtio_cannot_say() {
                 rsc_info: false
             }
         )
-        .unwrap_err(),
+        .unwrap_err()
+        .error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoWithoutChecksumState)
     );
-    let ufo = SuperPacket {
+    let ufo = GsoParams {
         kind: GsoKind::Ufo,
         ..sp
     };
@@ -793,7 +830,8 @@ fn from_meta_refuses_what_virtio_cannot_say() {
             Some(ufo),
             PeerFeatures::default()
         )
-        .unwrap_err(),
+        .unwrap_err()
+        .error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoTypeNotExpressible)
     );
 }
@@ -807,11 +845,11 @@ fn from_meta_super_packet_fields_and_round_trip_through_to_meta() {
             (false, false) => GsoKind::TcpV4,
             (false, true) => GsoKind::TcpV6,
         };
-        let sp = SuperPacket {
+        let sp = GsoParams {
             kind,
             ecn: false,
             gso_size: 1400,
-            hdr_len: spec.payload_at() as u16,
+            hdr_len: spec.payload_at(),
             segs: 3,
         };
         let h = VirtioNetHdr::from_meta(
@@ -841,7 +879,7 @@ fn from_meta_super_packet_fields_and_round_trip_through_to_meta() {
 
 #[test]
 fn from_meta_rsc_info_carries_the_segment_count() {
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV6,
         ecn: true,
         gso_size: 1400,

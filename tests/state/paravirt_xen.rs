@@ -3,13 +3,13 @@
 use crate::support::paravirt as support;
 
 use netoffload::state::paravirt::setup::SeedCheck;
-use netoffload::state::paravirt::virtio::{GsoKind, GsoOutcome, SeedPolicy, SuperPacket};
+use netoffload::state::paravirt::virtio::{GsoOutcome, SeedPolicy};
 use netoffload::state::paravirt::xen::{
     self, XenCsum, XenFixup, XenGso, XenRxFlags, XenTrust, XenTxFlags,
 };
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
-use netoffload::wire::LinkType;
+use netoffload::wire::{GsoKind, GsoParams, LinkType};
 use support::{Spec, build, make_partial, seed, sound};
 
 const ALL: [XenCsum; 4] = [
@@ -311,7 +311,7 @@ fn from_meta_maps_the_2005_semantics() {
     let e =
         xen::from_meta(partial(spec.l4() + 4, 12), &frame, LinkType::Ethernet, None).unwrap_err();
     assert_eq!(
-        e,
+        e.error,
         BoundaryError::forbidden(MetaField::State, Rule::PartialNotAtTransport)
     );
     // NIC-verified: data_validated only.
@@ -357,10 +357,11 @@ fn from_meta_maps_the_2005_semantics() {
     assert_eq!(
         xen::from_meta(crc, &good, LinkType::Ethernet, None)
             .unwrap_err()
+            .error
             .kind,
         MetaErrorKind::Forbidden(Rule::Crc32cNotExpressible)
     );
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::UdpL4,
         ecn: false,
         gso_size: 1000,
@@ -371,7 +372,9 @@ fn from_meta_maps_the_2005_semantics() {
         level: CsumLevel::L0,
     });
     assert_eq!(
-        xen::from_meta(un, &good, LinkType::Ethernet, Some(sp)).unwrap_err(),
+        xen::from_meta(un, &good, LinkType::Ethernet, Some(sp))
+            .unwrap_err()
+            .error,
         BoundaryError::forbidden(MetaField::Gso, Rule::GsoTypeNotExpressible)
     );
 }
@@ -406,9 +409,10 @@ mod prop {
     use netoffload::state::paravirt::afpacket::{self, Captured, TpStatus};
     use netoffload::state::paravirt::dpdk::{self, Encap, RxCsum, RxStatus};
     use netoffload::state::paravirt::setup::SeedCheck;
-    use netoffload::state::paravirt::virtio::{GsoKind, SeedPolicy};
+    use netoffload::state::paravirt::virtio::SeedPolicy;
     use netoffload::state::paravirt::xen::{self, XenCsum, XenGso, XenTrust};
     use netoffload::state::{CsumFlags, CsumState};
+    use netoffload::wire::GsoKind;
     use netoffload::wire::LinkType;
     use proptest::prelude::*;
 

@@ -15,8 +15,8 @@ use netoffload::encap::{DecapError, EncapConfig, decap, decap_nested};
 use netoffload::state::paravirt::virtio::{SeedPolicy, VirtioFlags, VirtioNetHdr, VirtioPolicy};
 use netoffload::state::paravirt::xen::{self, XenCsum, XenTrust};
 use netoffload::state::{
-    self, ConntrackConfig, CsumFlags, CsumMeta, CsumState, Hook, Packet, PartialKind, Reason,
-    Verdict,
+    self, ConntrackConfig, CsumFlags, CsumMeta, CsumState, CsumVerdict, Hook, Packet, PartialKind,
+    Reason,
 };
 use netoffload::wire::{self, Layer, Layers, LinkType};
 
@@ -64,7 +64,7 @@ fn decap_then_validate(frame: &[u8], meta: CsumMeta) -> state::Outcome {
     let v = state::validate(d.meta, &pkt).unwrap();
     oracle::assert_sound(&view.validated(), &v.meta);
     let inner_ok = oracle::correct_at(frame, Link::Ethernet, d.inner.l4).unwrap();
-    let good = v.verdict == Verdict::Good;
+    let good = v.verdict == CsumVerdict::Good;
     assert_eq!(good, inner_ok, "inner verdict {v:?} against the oracle");
     v
 }
@@ -105,13 +105,16 @@ fn xen_data_validated_does_not_vouch_for_inner_after_decap_outer_udp_nonzero() {
         o.meta
     );
     let v = decap_then_validate(&frame, meta);
-    assert_eq!((v.verdict, v.reason), (Verdict::Bad, Reason::BadChecksum));
+    assert_eq!(
+        (v.verdict, v.reason),
+        (CsumVerdict::Bad, Reason::BadChecksum)
+    );
     // Without the flag the same steps answer the same.
     let none = decap_then_validate(
         &frame,
         xen_meta(&frame, XenCsum::Unknown, XenTrust::Unnecessary),
     );
-    assert_eq!(none.verdict, Verdict::Bad);
+    assert_eq!(none.verdict, CsumVerdict::Bad);
 }
 
 /// Item 1, outer UDP checksum zero: the zero accounts for the outer layer and
@@ -121,7 +124,10 @@ fn xen_data_validated_does_not_vouch_for_inner_after_decap_outer_udp_zero() {
     let frame = vxlan_bad_inner(false);
     let meta = xen_meta(&frame, XenCsum::Validated, XenTrust::Unnecessary);
     let v = decap_then_validate(&frame, meta);
-    assert_eq!((v.verdict, v.reason), (Verdict::Bad, Reason::BadChecksum));
+    assert_eq!(
+        (v.verdict, v.reason),
+        (CsumVerdict::Bad, Reason::BadChecksum)
+    );
     assert!(v.sw_bytes >= 20 + 100, "the inner segment was summed");
 }
 
@@ -142,7 +148,10 @@ fn xen_flag_trust_with_zero_outer_udp_is_consumed_by_the_outer_layer() {
         o.meta
     );
     let v = decap_then_validate(&frame, meta);
-    assert_eq!((v.verdict, v.reason), (Verdict::Bad, Reason::BadChecksum));
+    assert_eq!(
+        (v.verdict, v.reason),
+        (CsumVerdict::Bad, Reason::BadChecksum)
+    );
 }
 
 /// Item 1, the virtio driver's `DATA_VALID` read as `CHECKSUM_UNNECESSARY`
@@ -161,7 +170,7 @@ fn virtio_data_valid_trusted_as_unnecessary_does_not_cross_decap() {
         let v = decap_then_validate(&frame, inb.meta);
         assert_eq!(
             (v.verdict, v.reason),
-            (Verdict::Bad, Reason::BadChecksum),
+            (CsumVerdict::Bad, Reason::BadChecksum),
             "outer checksum {outer_csum}"
         );
     }
@@ -180,7 +189,10 @@ fn xen_flag_trust_does_not_cross_a_tunnel_without_outer_checksum() {
     assert!(!sites[0].correct);
     let meta = xen_meta(&frame, XenCsum::Validated, XenTrust::Flag);
     let v = decap_then_validate(&frame, meta);
-    assert_eq!((v.verdict, v.reason), (Verdict::Bad, Reason::BadChecksum));
+    assert_eq!(
+        (v.verdict, v.reason),
+        (CsumVerdict::Bad, Reason::BadChecksum)
+    );
 }
 
 /// Item 1: IP-in-IP has no tunnel header, so its pull stops at the outer
@@ -195,7 +207,10 @@ fn xen_flag_trust_does_not_cross_ip_in_ip() {
     assert!(!sites[0].correct);
     let meta = xen_meta(&frame, XenCsum::Validated, XenTrust::Flag);
     let v = decap_then_validate(&frame, meta);
-    assert_eq!((v.verdict, v.reason), (Verdict::Bad, Reason::BadChecksum));
+    assert_eq!(
+        (v.verdict, v.reason),
+        (CsumVerdict::Bad, Reason::BadChecksum)
+    );
 }
 
 /// Item 1 at the state level: `pull` keeps `DATA_VALID` up to the layer it
@@ -381,7 +396,7 @@ fn conntrack_zero_udp_under_partial_says_no_checksum() {
     let ct = conntrack_like_validate(&frame, 34 + 16 + 14 + 20);
     assert_eq!(
         (ct.verdict, ct.reason),
-        (Verdict::NoChecksum, Reason::ZeroUdpNoChecksum)
+        (CsumVerdict::NoChecksum, Reason::ZeroUdpNoChecksum)
     );
 }
 
@@ -398,7 +413,7 @@ fn conntrack_gre_without_checksum_under_partial_says_no_checksum() {
     let ct = conntrack_like_validate(&frame, 34 + 4 + 20);
     assert_eq!(
         (ct.verdict, ct.reason),
-        (Verdict::NoChecksum, Reason::NoChecksumField)
+        (CsumVerdict::NoChecksum, Reason::NoChecksumField)
     );
 }
 
@@ -471,9 +486,9 @@ fn complete_after_trim_to_zero_bytes_is_plus_zero() {
 /// Linux's `xenvif_set_skb_gso` refuses it ("GSO size must not be zero").
 #[test]
 fn xen_gso_size_zero_is_refused_not_a_panic() {
-    use netoffload::state::paravirt::virtio::GsoKind;
     use netoffload::state::paravirt::xen::XenGso;
     use netoffload::state::paravirt::{MetaErrorKind, MetaField};
+    use netoffload::wire::GsoKind;
     let mut frame = eth_tcp(false, None, &[1; 100]);
     let before = frame.clone();
     let gso = XenGso {
@@ -545,7 +560,7 @@ fn all_zero_icmp_under_complete_is_bad() {
         });
         let pkt = Packet::parse(&b, LinkType::RawIp).unwrap();
         let v = state::validate(meta, &pkt).unwrap();
-        assert_eq!(v.verdict, Verdict::Bad, "pad {pad}: {v:?}");
+        assert_eq!(v.verdict, CsumVerdict::Bad, "pad {pad}: {v:?}");
         oracle::assert_sound(&View::new(&b, Link::RawIp, 0, 20), &v.meta);
     }
 }

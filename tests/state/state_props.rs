@@ -5,8 +5,8 @@
 use crate::support;
 
 use netoffload::state::{
-    self, Addr, ConntrackConfig, CsumFlags, CsumLevel, CsumMeta, CsumState, DeviceReport, Hook,
-    Packet, PacketMut, PartialKind, Rewrite, Verdict,
+    self, Addr, ConntrackConfig, CsumFlags, CsumLevel, CsumMeta, CsumState, CsumVerdict,
+    DeviceReport, Hook, Packet, PacketMut, PartialKind, Rewrite,
 };
 use netoffload::wire::{Layers, LinkType};
 use proptest::prelude::*;
@@ -287,7 +287,7 @@ fn step(w: &mut World, op: Op) -> Option<state::Outcome> {
         }
         Op::Fill => {
             let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();
-            state::fill(w.meta.clone(), &mut pm)
+            state::fill_partial(w.meta.clone(), &mut pm)
         }
         Op::Ipv4Header => state::check_ipv4_header(w.meta.clone(), &w.pkt()),
     };
@@ -300,7 +300,7 @@ fn step(w: &mut World, op: Op) -> Option<state::Outcome> {
             }
             // The unforgivable bug: calling a corrupted packet good.
             let bad_now = oracle::correct_at(&w.bytes, w.link, l4) == Some(false);
-            if out.verdict == Verdict::Good && bad_now && !matches!(op, Op::Ipv4Header) {
+            if out.verdict == CsumVerdict::Good && bad_now && !matches!(op, Op::Ipv4Header) {
                 assert!(
                     input_trusts,
                     "{op:?} called a corrupted packet good: {out:?}"
@@ -345,10 +345,10 @@ proptest! {
         let out = state::validate(w.meta.clone(), &w.pkt()).unwrap();
         let zero = c.spec.l4 == L4::UdpZero && !w.corrupted && oracle::sites(&w.bytes, w.link)[0].zero;
         match out.verdict {
-            Verdict::Good => prop_assert!(!w.corrupted),
-            Verdict::Bad => prop_assert!(w.corrupted || (zero && c.spec.v6)),
-            Verdict::NoChecksum => prop_assert!(zero),
-            Verdict::NotChecked => prop_assert!(false, "validate always decides"),
+            CsumVerdict::Good => prop_assert!(!w.corrupted),
+            CsumVerdict::Bad => prop_assert!(w.corrupted || (zero && c.spec.v6)),
+            CsumVerdict::NoChecksum => prop_assert!(zero),
+            CsumVerdict::NotChecked => prop_assert!(false, "validate always decides"),
         }
     }
 
@@ -364,7 +364,7 @@ proptest! {
         for op in [Op::Trim, Op::PullToL4, Op::Conntrack(0), Op::Validate, Op::TryConvert] {
             if let Some(out) = step(&mut w, op) {
                 total += out.sw_bytes;
-                if out.verdict == Verdict::Bad {
+                if out.verdict == CsumVerdict::Bad {
                     break;
                 }
             }
@@ -470,7 +470,7 @@ proptest! {
                 Op::Conntrack(_) => state::conntrack(w.meta.clone(), &w.pkt(), Hook::PreRouting, ConntrackConfig::default()),
                 Op::Fill => {
                     let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();
-                    state::fill(w.meta.clone(), &mut pm)
+                    state::fill_partial(w.meta.clone(), &mut pm)
                 }
                 Op::Route => {
                     let mut pm = PacketMut::new(&mut w.bytes, w.layers, w.cur).unwrap();

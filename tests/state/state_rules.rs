@@ -5,8 +5,8 @@ use crate::support;
 
 use netoffload::csum::Wsum;
 use netoffload::state::{
-    self, Addr, ConntrackConfig, CsumFlags, CsumLevel, CsumMeta, CsumState, DeviceReport, Hook,
-    Packet, PacketMut, PartialKind, Reason, Rewrite, StateError, Verdict,
+    self, Addr, ConntrackConfig, CsumFlags, CsumLevel, CsumMeta, CsumState, CsumVerdict,
+    DeviceReport, Hook, Packet, PacketMut, PartialKind, Reason, Rewrite, StateError,
 };
 use netoffload::wire::LinkType;
 use support::oracle::{self, Link, View};
@@ -45,7 +45,7 @@ fn software_validation_keeps_the_sum_as_complete() {
     let (b, at) = tcp4(b"hello, world");
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
     let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
-    assert_eq!(out.verdict, Verdict::Good);
+    assert_eq!(out.verdict, CsumVerdict::Good);
     assert_eq!(out.reason, Reason::SoftwareVerified);
     assert!(matches!(out.meta.state(), CsumState::Complete { .. }));
     assert!(
@@ -60,7 +60,7 @@ fn software_validation_keeps_the_sum_as_complete() {
     let again = state::validate(pulled.meta, &pkt_l4).unwrap();
     assert_eq!(
         (again.verdict, again.reason, again.sw_bytes),
-        (Verdict::Good, Reason::CompleteChecked, 0)
+        (CsumVerdict::Good, Reason::CompleteChecked, 0)
     );
 }
 
@@ -72,7 +72,7 @@ fn corrupted_packet_with_no_claim_is_bad() {
     let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
     assert_eq!(
         (out.verdict, out.reason),
-        (Verdict::Bad, Reason::BadChecksum)
+        (CsumVerdict::Bad, Reason::BadChecksum)
     );
     assert!(!out.meta.flags().contains(CsumFlags::CSUM_VALID));
     sound(&b, pkt.cur(), at.l4, at.l4, &out.meta);
@@ -86,7 +86,7 @@ fn unnecessary_level_is_consumed_one_per_layer() {
     let out = state::validate(m, &pkt).unwrap();
     assert_eq!(
         (out.verdict, out.reason, out.sw_bytes),
-        (Verdict::Good, Reason::LevelConsumed, 0)
+        (CsumVerdict::Good, Reason::LevelConsumed, 0)
     );
     assert_eq!(
         out.meta.state(),
@@ -107,7 +107,7 @@ fn icmp_is_never_covered_by_a_level() {
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
     let m = l4ok(CsumLevel::L0);
     let out = state::validate(m, &pkt).unwrap();
-    assert_eq!(out.verdict, Verdict::Bad);
+    assert_eq!(out.verdict, CsumVerdict::Bad);
     // The software sum replaces levels nothing after ICMP could use.
     assert!(matches!(out.meta.state(), CsumState::Complete { .. }));
     sound(&b, at.l3, at.l4, at.l4, &out.meta);
@@ -122,7 +122,7 @@ fn complete_from_device_checks_by_arithmetic() {
     })
     .meta;
     let out = state::validate(m, &pkt).unwrap();
-    assert_eq!(out.verdict, Verdict::Good);
+    assert_eq!(out.verdict, CsumVerdict::Good);
     assert_eq!(out.reason, Reason::CompleteChecked);
     // only the IP header is summed to take it out of the device sum
     assert_eq!(out.sw_bytes, at.l4 - at.l3);
@@ -137,7 +137,7 @@ fn lying_device_sum_is_a_device_fault_and_gets_replaced() {
     let out = state::validate(m, &pkt).unwrap();
     assert_eq!(
         (out.verdict, out.reason),
-        (Verdict::Good, Reason::DeviceChecksumFault)
+        (CsumVerdict::Good, Reason::DeviceChecksumFault)
     );
     assert!(out.meta.flags().contains(CsumFlags::COMPLETE_SW));
     sound(&b, at.l3, at.l4, at.l4, &out.meta);
@@ -153,7 +153,7 @@ fn corrupted_packet_with_honest_complete_is_bad() {
     })
     .meta;
     let out = state::validate(m, &pkt).unwrap();
-    assert_eq!(out.verdict, Verdict::Bad);
+    assert_eq!(out.verdict, CsumVerdict::Bad);
     sound(&b, at.l3, at.l4, at.l4, &out.meta);
 }
 
@@ -165,7 +165,7 @@ fn zero_udp_checksum_v4_is_no_checksum_and_consumes_a_level() {
     let out = state::validate(m, &pkt).unwrap();
     assert_eq!(
         (out.verdict, out.reason),
-        (Verdict::NoChecksum, Reason::ZeroUdpNoChecksum)
+        (CsumVerdict::NoChecksum, Reason::ZeroUdpNoChecksum)
     );
     assert_eq!(
         out.meta.state(),
@@ -182,13 +182,13 @@ fn zero_udp_checksum_v6_is_rejected_unless_allowed() {
     let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
     assert_eq!(
         (out.verdict, out.reason),
-        (Verdict::Bad, Reason::ZeroUdp6Rejected)
+        (CsumVerdict::Bad, Reason::ZeroUdp6Rejected)
     );
     let opts = state::ValidateOptions {
         zero_udp6: state::ZeroUdp6::Accept,
     };
     let out = state::validate_with(CsumMeta::NONE, &pkt, opts).unwrap();
-    assert_eq!(out.verdict, Verdict::NoChecksum);
+    assert_eq!(out.verdict, CsumVerdict::NoChecksum);
 }
 
 #[test]
@@ -198,13 +198,13 @@ fn sctp_crc32c_is_verified_in_software() {
     let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
     assert_eq!(
         (out.verdict, out.reason),
-        (Verdict::Good, Reason::Crc32cVerified)
+        (CsumVerdict::Good, Reason::Crc32cVerified)
     );
     assert_eq!(out.sw_bytes, at.end - at.l4);
     corrupt(&mut b, at.end - 2);
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
     let out = state::validate(CsumMeta::NONE, &pkt).unwrap();
-    assert_eq!(out.verdict, Verdict::Bad);
+    assert_eq!(out.verdict, CsumVerdict::Bad);
 }
 
 #[test]
@@ -337,7 +337,7 @@ fn nat_v4_address_and_port_keep_every_checksum_correct() {
             .unwrap()
             .to_header();
         assert_eq!(hdr.header_checksum, hdr.calc_header_checksum());
-        assert_eq!(out.verdict, Verdict::NotChecked);
+        assert_eq!(out.verdict, CsumVerdict::NotChecked);
         if l4 != L4::Icmp {
             let (b, _, _) = nat_case(&spec, CsumMeta::NONE, Rewrite::DstPort(8080));
             assert!(oracle::all_correct(&b, Link::Ethernet), "{l4:?} port");
@@ -392,7 +392,7 @@ fn nat_on_partial_moves_the_seed_only_for_addresses() {
     let out = state::nat(out.meta, &mut pm, Rewrite::DstPort(1234)).unwrap();
     sound(&b, at.l3, at.l4, at.l4, &out.meta);
     let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-    let f = state::fill(out.meta, &mut pm).unwrap();
+    let f = state::fill_partial(out.meta, &mut pm).unwrap();
     assert_eq!(f.reason, Reason::Filled);
     assert!(oracle::all_correct(&b, Link::Ethernet));
 }
@@ -412,14 +412,14 @@ fn conntrack_checks_only_at_prerouting_with_the_sysctl_on() {
         let o = state::conntrack(CsumMeta::NONE, &pkt, hook, on).unwrap();
         assert_eq!(
             (o.verdict, o.reason),
-            (Verdict::NotChecked, Reason::ConntrackHookSkipped)
+            (CsumVerdict::NotChecked, Reason::ConntrackHookSkipped)
         );
     }
     let off = ConntrackConfig { checksum: false };
     let o = state::conntrack(CsumMeta::NONE, &pkt, Hook::PreRouting, off).unwrap();
     assert_eq!(o.reason, Reason::ConntrackChecksumOff);
     let o = state::conntrack(CsumMeta::NONE, &pkt, Hook::PreRouting, on).unwrap();
-    assert_eq!(o.verdict, Verdict::Bad);
+    assert_eq!(o.verdict, CsumVerdict::Bad);
     sound(&b, at.l3, at.l4, at.l4, &o.meta);
 }
 
@@ -429,7 +429,7 @@ fn conntrack_does_not_consume_levels() {
     let pkt = Packet::parse(&b, LinkType::Ethernet).unwrap();
     let m = l4ok(CsumLevel::L0);
     let o = state::conntrack(m, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
-    assert_eq!(o.verdict, Verdict::Good);
+    assert_eq!(o.verdict, CsumVerdict::Good);
     assert_eq!(
         o.meta.state(),
         CsumState::Unnecessary {
@@ -478,13 +478,13 @@ fn xen_2005_blank_checksum_through_bridge_and_conntrack_to_a_dumb_nic() {
     let ct = state::conntrack(m, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
     assert_eq!(
         ct.verdict,
-        Verdict::Good,
+        CsumVerdict::Good,
         "conntrack must not drop a blank checksum"
     );
     assert_eq!(ct.reason, Reason::PartialTrusted);
     let m = state::bridge(ct.meta).meta;
     let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-    let f = state::fill(m, &mut pm).unwrap();
+    let f = state::fill_partial(m, &mut pm).unwrap();
     assert_eq!(f.reason, Reason::Filled);
     assert!(!f.meta.is_blank());
     assert!(oracle::all_correct(&b, Link::Ethernet), "wire bytes verify");
@@ -513,7 +513,7 @@ fn fill_sctp_partial_writes_crc32c() {
         kind: PartialKind::Crc32c,
     });
     let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-    let f = state::fill(m, &mut pm).unwrap();
+    let f = state::fill_partial(m, &mut pm).unwrap();
     assert_eq!(f.reason, Reason::FilledCrc32c);
     assert!(oracle::all_correct(&b, Link::Ethernet));
 }
@@ -536,7 +536,7 @@ fn bad_input_is_refused_with_the_meta_handed_back() {
     });
     let mut b2 = b.clone();
     let mut pm = PacketMut::parse(&mut b2, LinkType::Ethernet).unwrap();
-    let r = state::fill(bad.clone(), &mut pm).unwrap_err();
+    let r = state::fill_partial(bad.clone(), &mut pm).unwrap_err();
     assert_eq!(r.meta, bad);
     assert_eq!(b2, b);
     assert_eq!(
@@ -560,7 +560,7 @@ fn checksum_setup_points_partial_at_the_field_and_recalculates_the_seed() {
         let blank = CsumMeta::new(s.meta.state(), s.meta.flags() | CsumFlags::CSUM_BLANK).unwrap();
         sound(&b, at.l3, at.l4, at.l4, &blank);
         let mut pm = PacketMut::parse(&mut b, LinkType::Ethernet).unwrap();
-        let f = state::fill(blank, &mut pm).unwrap();
+        let f = state::fill_partial(blank, &mut pm).unwrap();
         assert_eq!(f.reason, Reason::Filled);
         assert!(oracle::all_correct(&b, Link::Ethernet), "{v6} {l4:?}");
     }
@@ -613,7 +613,7 @@ fn gre_checksum_is_validated_and_converted_only_with_the_c_bit() {
     let v = state::validate(m, &pkt).unwrap();
     assert_eq!(
         (v.verdict, v.reason),
-        (Verdict::Good, Reason::LevelConsumed)
+        (CsumVerdict::Good, Reason::LevelConsumed)
     );
     let c = state::try_convert(v.meta, &pkt).unwrap();
     assert_eq!(c.reason, Reason::Converted);
@@ -633,7 +633,7 @@ fn gre_checksum_is_validated_and_converted_only_with_the_c_bit() {
     let v = state::validate(m.clone(), &pkt).unwrap();
     assert_eq!(
         (v.verdict, v.reason),
-        (Verdict::NoChecksum, Reason::NoChecksumField)
+        (CsumVerdict::NoChecksum, Reason::NoChecksumField)
     );
     assert_eq!(v.meta, m, "no checksum, no level consumed");
     let _ = l4;
@@ -665,7 +665,7 @@ fn conntrack_catches_a_lying_device_sum_and_keeps_the_software_sum() {
     let c = state::conntrack(m, &pkt, Hook::PreRouting, ConntrackConfig::default()).unwrap();
     assert_eq!(
         (c.verdict, c.reason),
-        (Verdict::Good, Reason::DeviceChecksumFault)
+        (CsumVerdict::Good, Reason::DeviceChecksumFault)
     );
     sound(&b, at.l3, at.l4, at.l4, &c.meta);
     let v = state::validate(c.meta, &pkt).unwrap();
@@ -691,7 +691,7 @@ fn conntrack_records_a_verified_sctp_crc_so_delivery_does_not_redo_it() {
     );
     sound(&b, at.l3, at.l4, at.l4, &c.meta);
     let d = state::deliver(c.meta, &pkt).unwrap();
-    assert_eq!((d.verdict, d.sw_bytes), (Verdict::Good, 0));
+    assert_eq!((d.verdict, d.sw_bytes), (CsumVerdict::Good, 0));
 }
 
 #[test]

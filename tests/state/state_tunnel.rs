@@ -7,7 +7,7 @@ use crate::support;
 
 use etherparse::PacketBuilder;
 use netoffload::state::{
-    self, CsumLevel, CsumMeta, CsumState, DeviceReport, Packet, Reason, Verdict,
+    self, CsumLevel, CsumMeta, CsumState, CsumVerdict, DeviceReport, Packet, Reason,
 };
 use netoffload::wire::{self, LinkType, consts::ethertype};
 use support::oracle::{self, Link, View};
@@ -80,7 +80,7 @@ fn receive_path(t: &Tunnel, report: DeviceReport) -> (state::Outcome, usize) {
     sw += p.sw_bytes;
     let outer = outer.with_cur(t.outer_l4).unwrap();
     let v = state::validate(p.meta, &outer).unwrap();
-    assert_ne!(v.verdict, Verdict::Bad);
+    assert_ne!(v.verdict, CsumVerdict::Bad);
     sw += v.sw_bytes;
     sound(t, t.outer_l4, t.outer_l4 + 1, t.outer_l4, &v.meta);
     let c = state::try_convert(v.meta, &outer).unwrap();
@@ -116,7 +116,7 @@ fn verified_outer_checksum_converts_and_inner_costs_no_payload_sum() {
     );
     assert_eq!(
         (i.verdict, i.reason),
-        (Verdict::Good, Reason::CompleteChecked)
+        (CsumVerdict::Good, Reason::CompleteChecked)
     );
     // Only the headers between the outer UDP and the inner TCP were summed.
     assert_eq!(sw, t.inner_l4 - t.outer_l4);
@@ -133,7 +133,7 @@ fn zero_outer_checksum_leaves_the_inner_checksum_to_software() {
     );
     assert_eq!(
         (i.verdict, i.reason),
-        (Verdict::Good, Reason::SoftwareVerified)
+        (CsumVerdict::Good, Reason::SoftwareVerified)
     );
     assert_eq!(sw, t.bytes.len() - t.inner_l4);
 }
@@ -149,7 +149,7 @@ fn tunnel_aware_device_covers_both_levels() {
     );
     assert_eq!(
         (i.verdict, i.reason),
-        (Verdict::Good, Reason::LevelConsumed)
+        (CsumVerdict::Good, Reason::LevelConsumed)
     );
     assert_eq!(i.meta.state(), CsumState::None);
     assert_eq!(sw, 0);
@@ -164,7 +164,10 @@ fn corrupted_inner_under_a_good_outer_checksum_is_caught_by_arithmetic() {
             level: CsumLevel::L0,
         },
     );
-    assert_eq!((i.verdict, i.reason), (Verdict::Bad, Reason::BadChecksum));
+    assert_eq!(
+        (i.verdict, i.reason),
+        (CsumVerdict::Bad, Reason::BadChecksum)
+    );
     assert_eq!(
         sw,
         t.inner_l4 - t.outer_l4,
@@ -177,7 +180,7 @@ fn corrupted_inner_with_full_packet_sum_is_bad() {
     let t = vxlan(true, true);
     let honest = oracle::honest_complete(&t.bytes, t.outer_l3);
     let (i, _) = receive_path(&t, DeviceReport::Complete { csum: honest });
-    assert_eq!(i.verdict, Verdict::Bad);
+    assert_eq!(i.verdict, CsumVerdict::Bad);
 }
 
 #[test]
@@ -187,7 +190,7 @@ fn full_packet_sum_validates_both_layers_by_arithmetic() {
     let (i, sw) = receive_path(&t, DeviceReport::Complete { csum: honest });
     assert_eq!(
         (i.verdict, i.reason),
-        (Verdict::Good, Reason::CompleteChecked)
+        (CsumVerdict::Good, Reason::CompleteChecked)
     );
     assert!(sw <= t.inner_l4 - t.outer_l3, "headers only: {sw}");
 }
@@ -269,11 +272,11 @@ mod props {
             let outer = outer.with_cur(outer_l4).unwrap();
             sound(&t, outer_l4, outer_l4, outer_l4, &p.meta);
             let v = state::validate(p.meta, &outer).unwrap();
-            if v.verdict == Verdict::Good {
+            if v.verdict == CsumVerdict::Good {
                 prop_assert!(sites[0].correct);
             }
             sound(&t, outer_l4, outer_l4 + 1, outer_l4, &v.meta);
-            if v.verdict == Verdict::Bad {
+            if v.verdict == CsumVerdict::Bad {
                 return Ok(());
             }
             let c = state::try_convert(v.meta, &outer).unwrap();
@@ -291,7 +294,7 @@ mod props {
             let inner_pkt = Packet::new(&t.bytes, layers, t.inner_l4).unwrap();
             let opts = state::ValidateOptions { zero_udp6: state::ZeroUdp6::Reject };
             let i = state::validate_with(p.meta, &inner_pkt, opts).unwrap();
-            if i.verdict == Verdict::Good {
+            if i.verdict == CsumVerdict::Good {
                 prop_assert!(sites[1].correct, "inner called good: {:?}", i);
             }
             sound(&t, t.inner_l4, t.inner_l4 + 1, t.inner_l4, &i.meta);

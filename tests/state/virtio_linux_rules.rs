@@ -12,12 +12,12 @@ use crate::support::paravirt as support;
 
 use netoffload::state::paravirt::setup::{SeedCheck, SeedSkip};
 use netoffload::state::paravirt::virtio::{
-    DataValidPolicy, Direction, GsoKind, GsoOutcome, GuestFrame, HdrLayout, Inbound, PeerFeatures,
-    SeedPolicy, SuperPacket, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
+    DataValidPolicy, Direction, GsoOutcome, GuestFrame, HdrLayout, Inbound, PeerFeatures,
+    SeedPolicy, VirtioFlags, VirtioNetHdr, VirtioPolicy, gso_type,
 };
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
-use netoffload::wire::LinkType;
+use netoffload::wire::{GsoKind, GsoParams, LinkType};
 use proptest::prelude::*;
 use support::{Spec, build, make_partial, needs_csum};
 
@@ -696,8 +696,8 @@ fn partial(start: usize, offset: usize) -> CsumMeta {
     })
 }
 
-fn super_packet(kind: GsoKind) -> SuperPacket {
-    SuperPacket {
+fn super_packet(kind: GsoKind) -> GsoParams {
+    GsoParams {
         kind,
         ecn: false,
         gso_size: 1000,
@@ -710,6 +710,7 @@ fn super_packet(kind: GsoKind) -> SuperPacket {
 fn from_meta_refuses_offsets_the_peer_would_refuse() {
     let out = |meta, gso| {
         VirtioNetHdr::from_meta(meta, GuestFrame::default(), gso, PeerFeatures::default())
+            .map_err(|refused| refused.error)
     };
     assert_eq!(
         out(partial(14, 16), None),

@@ -407,8 +407,8 @@ pub fn wrap(o: &Outer, inner: &[u8]) -> Vec<u8> {
 /// Validates the inner L4 checksum with the state room's `validate` from the
 /// state decap left: (verdict good, software bytes).
 pub fn inner_validate(bytes: &[u8], inner: &Layers, meta: &CsumMeta) -> (bool, usize) {
-    use netoffload::state::{Packet, Verdict, validate};
+    use netoffload::state::{CsumVerdict, Packet, validate};
     let pkt = Packet::new(&bytes[..inner.end], *inner, inner.l3).expect("inner packet");
     let out = validate(meta.clone(), &pkt).expect("validate runs");
-    (out.verdict == Verdict::Good, out.sw_bytes)
+    (out.verdict == CsumVerdict::Good, out.sw_bytes)
 }

@@ -9,8 +9,9 @@
 use std::collections::HashMap;
 
 use etherparse::{IpNumber, Ipv4Header, Ipv6FlowLabel, Ipv6Header, TcpHeader, UdpHeader};
-use netoffload::gro::{FlushReason, Gro, GroConfig, GsoType, SuperPacket, Verdict};
+use netoffload::gro::{Disposition, FlushReason, Gro, GroConfig, SuperPacket};
 use netoffload::state::{CsumMeta, CsumState};
+use netoffload::wire::GsoType;
 
 // ---------------------------------------------------------------- oracle
 
@@ -707,7 +708,7 @@ pub struct Harness<const N: usize> {
     pub gro: Box<Gro<N>>,
     pub frames: HashMap<u32, Vec<u8>>,
     pub events: Vec<Ev>,
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<Disposition>,
     pub next_id: u32,
     pub now: u64,
 }
@@ -758,7 +759,7 @@ impl<const N: usize> Harness<N> {
     }
 
     /// Feeds a frame with metadata; returns (id, verdict).
-    pub fn feed_verdict(&mut self, frame: Vec<u8>, meta: CsumMeta) -> (u32, Verdict) {
+    pub fn feed_verdict(&mut self, frame: Vec<u8>, meta: CsumMeta) -> (u32, Disposition) {
         let id = self.next_id;
         self.next_id += 1;
         self.frames.insert(id, frame);
@@ -773,7 +774,7 @@ impl<const N: usize> Harness<N> {
         let v = gro.receive(&f, id, meta, *now, &mut |sp: &SuperPacket| {
             record(frames, events, sp)
         });
-        if let Verdict::PassUp { reason, meta } = &v {
+        if let Disposition::PassUp { reason, meta } = &v {
             events.push(Ev::Pass {
                 id,
                 reason: *reason,

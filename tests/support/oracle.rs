@@ -634,10 +634,10 @@ pub fn check_verdict(
     v: &View<'_>,
     root: usize,
     before: &CsumMeta,
-    verdict: netoffload::state::Verdict,
+    verdict: netoffload::state::CsumVerdict,
     reason: netoffload::state::Reason,
 ) -> Result<(), Unsound> {
-    use netoffload::state::{Reason, Verdict};
+    use netoffload::state::{CsumVerdict, Reason};
     let all = sites_from(v.bytes, root, v.link);
     let Some(site) = all.iter().find(|s| s.l4 == v.l4).copied() else {
         return Ok(());
@@ -650,7 +650,7 @@ pub fn check_verdict(
         return Ok(());
     }
     match verdict {
-        Verdict::Good if reason == Reason::PartialTrusted => {
+        CsumVerdict::Good if reason == Reason::PartialTrusted => {
             let CsumState::Partial {
                 start,
                 offset,
@@ -675,14 +675,14 @@ pub fn check_verdict(
                 return Err(Unsound::GoodOnBad { site });
             }
         }
-        Verdict::Good if !site.correct => return Err(Unsound::GoodOnBad { site }),
-        Verdict::Bad => {
+        CsumVerdict::Good if !site.correct => return Err(Unsound::GoodOnBad { site }),
+        CsumVerdict::Bad => {
             let v6_zero = site.zero && v.bytes.get(site.l3).is_some_and(|b| b >> 4 == 6);
             if site.correct && !v6_zero {
                 return Err(Unsound::BadOnGood { site });
             }
         }
-        Verdict::NoChecksum if !site.zero => {
+        CsumVerdict::NoChecksum if !site.zero => {
             return Err(Unsound::NoChecksumOnChecksum { site });
         }
         _ => {}

@@ -34,15 +34,14 @@ use netoffload::state::paravirt::dpdk::{self, Encap, OuterL4Status, OuterUdpCsum
 use netoffload::state::paravirt::dpdk::{OuterIpStatus, RxStatus, TxOffload, ol};
 use netoffload::state::paravirt::setup::SeedCheck;
 use netoffload::state::paravirt::virtio::{
-    DataValidPolicy, Direction, GsoKind, HdrLenRule, SeedPolicy, SuperPacket, VirtioFlags,
-    VirtioNetHdr, VirtioPolicy,
+    DataValidPolicy, Direction, HdrLenRule, SeedPolicy, VirtioFlags, VirtioNetHdr, VirtioPolicy,
 };
 use netoffload::state::paravirt::xen::{self, XenCsum, XenTrust};
 use netoffload::state::{
-    self, Addr, ConntrackConfig, CsumLevel, CsumMeta, CsumState, DeviceReport, Hook, Packet,
-    PacketMut, Rewrite, Verdict,
+    self, Addr, ConntrackConfig, CsumLevel, CsumMeta, CsumState, CsumVerdict, DeviceReport, Hook,
+    Packet, PacketMut, Rewrite,
 };
-use netoffload::wire::{self, Layers, LinkType, Net};
+use netoffload::wire::{self, GsoKind, GsoParams, Layers, LinkType, Net};
 
 // ---------------------------------------------------------------- the case
 
@@ -740,10 +739,10 @@ impl Run {
                     self.levels_from = self.levels_from.max(self.layers.l4 + 1);
                 }
                 self.sound(what)?;
-                if o.verdict == Verdict::Bad {
+                if o.verdict == CsumVerdict::Bad {
                     return Ok(false);
                 }
-                if consume && o.verdict != Verdict::NotChecked {
+                if consume && o.verdict != CsumVerdict::NotChecked {
                     self.validated_here = true;
                 }
                 Ok(true)
@@ -1461,7 +1460,7 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
             Ok(true)
         }
         Op::Fill => {
-            run.mutating("fill", st, state::fill)?;
+            run.mutating("fill", st, state::fill_partial)?;
             Ok(true)
         }
         Op::CheckIpv4Header => {
@@ -1474,8 +1473,8 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
                     run.note(format!("check_ipv4_header: {:?}", o.verdict));
                     let ok = oracle::ipv4_header_ok(&run.bytes, run.layers.l3);
                     let wrong = match o.verdict {
-                        Verdict::Good => ok == Some(false),
-                        Verdict::Bad => ok == Some(true),
+                        CsumVerdict::Good => ok == Some(false),
+                        CsumVerdict::Bad => ok == Some(true),
                         _ => false,
                     };
                     if wrong {
@@ -1489,7 +1488,7 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
                     }
                     run.meta = o.meta;
                     run.sound("check_ipv4_header")?;
-                    Ok(o.verdict != Verdict::Bad)
+                    Ok(o.verdict != CsumVerdict::Bad)
                 }
                 Err(rej) => {
                     st.refused += 1;
@@ -1532,7 +1531,7 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
                             &run.view(),
                             run.root,
                             &before,
-                            Verdict::Bad,
+                            CsumVerdict::Bad,
                             state::Reason::BadChecksum,
                         )
                         .map_err(|e| run.fail("decap", format!("BadOuterChecksum: {e:?}")))?;
@@ -1645,11 +1644,11 @@ fn step(run: &mut Run, op: Op, st: &mut Stats) -> R<bool> {
                     (Net::Ipv6, wire::Transport::Tcp) => GsoKind::TcpV6,
                     _ => GsoKind::UdpL4,
                 };
-                Some(SuperPacket {
+                Some(GsoParams {
                     kind,
                     ecn: false,
                     gso_size: 100,
-                    hdr_len: (run.layers.payload - run.root) as u16,
+                    hdr_len: run.layers.payload - run.root,
                     segs: 2,
                 })
             } else {

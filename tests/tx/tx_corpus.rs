@@ -7,10 +7,8 @@ use crate::support::corpus;
 use crate::support::tx as tx_support;
 
 use netoffload::state::{CsumMeta, CsumState, PartialKind};
-use netoffload::tx::{
-    self, Device, Features, GsoInfo, GsoType, SegmentCsum, SegmentReason, TxAction,
-};
-use netoffload::wire::{self, LinkType, Net, consts::ethertype};
+use netoffload::tx::{self, Device, Features, GsoInfo, SegmentCsum, SegmentReason, TxAction};
+use netoffload::wire::{self, GsoType, LinkType, Net, consts::ethertype};
 use tx_support::*;
 
 /// The packets of a little-endian classic pcap file (Ethernet).

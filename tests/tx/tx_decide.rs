@@ -7,10 +7,10 @@ use crate::support::tx as tx_support;
 use netoffload::csum::Wsum;
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
 use netoffload::tx::{
-    self, Device, DoneReason, Features, FillReason, GsoInfo, GsoType, OffloadReason, SegmentCsum,
+    self, Device, DoneReason, Features, FillReason, GsoInfo, OffloadReason, SegmentCsum,
     SegmentReason, TxAction, TxError,
 };
-use netoffload::wire::{self, LinkType};
+use netoffload::wire::{self, GsoType, LinkType};
 use proptest::prelude::*;
 use support::oracle::{self, Link};
 use tx_support::*;
@@ -165,7 +165,7 @@ fn execute(f: &mut [u8], layers: &wire::Layers, meta: CsumMeta, a: &TxAction) ->
             device_crc(f, start, offset, layers.end);
             meta
         }
-        TxAction::FillSoftware(_) => tx::fill(f, layers, meta, a).unwrap(),
+        TxAction::FillSoftware(_) => tx::fill_software(f, layers, meta, a).unwrap(),
         TxAction::AlreadyComplete { .. } => meta,
         TxAction::Segment { .. } => panic!("no gso here"),
     }
@@ -366,11 +366,11 @@ fn refusals_are_typed_and_fill_writes_nothing_on_error() {
         kind: PartialKind::Inet,
         reason: FillReason::NoChecksumFeature,
     });
-    let r = tx::fill(&mut f, &l, bad.clone(), &fake).unwrap_err();
+    let r = tx::fill_software(&mut f, &l, bad.clone(), &fake).unwrap_err();
     assert_eq!(r.meta, bad);
     assert!(matches!(r.error, TxError::PartialOutOfRange { .. }));
     assert_eq!(f, before);
-    let r = tx::fill(
+    let r = tx::fill_software(
         &mut f,
         &l,
         CsumMeta::NONE,

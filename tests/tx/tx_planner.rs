@@ -379,7 +379,8 @@ fn context_start_beyond_u16_is_refused() {
 #[test]
 fn contexts_come_from_transmit_decisions() {
     use netoffload::state::PartialKind;
-    use netoffload::tx::{DoneReason, Fill, FillReason, GsoInfo, GsoType, OffloadReason, TxAction};
+    use netoffload::tx::{DoneReason, Fill, FillReason, GsoInfo, OffloadReason, TxAction};
+    use netoffload::wire::GsoType;
     let tso = TxAction::Offload {
         start: 34,
         offset: 16,

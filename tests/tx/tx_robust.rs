@@ -1,10 +1,8 @@
 //! No panic on any input: arbitrary bytes, arbitrary (inconsistent) layer
 //! offsets, metadata and requests go through every tx entry point.
 use netoffload::state::{CsumFlags, CsumLevel, CsumMeta, CsumState, PartialKind};
-use netoffload::tx::{
-    self, Device, Features, Fill, FillReason, GsoInfo, GsoType, SegmentCsum, TxAction,
-};
-use netoffload::wire::{Fragment, Layers, LinkType, Net, Transport};
+use netoffload::tx::{self, Device, Features, Fill, FillReason, GsoInfo, SegmentCsum, TxAction};
+use netoffload::wire::{Fragment, GsoType, Layers, LinkType, Net, Transport};
 use proptest::prelude::*;
 
 fn offset() -> impl Strategy<Value = usize> {
@@ -100,7 +98,7 @@ proptest! {
             kind: if crc { PartialKind::Crc32c } else { PartialKind::Inet },
             reason: FillReason::NoChecksumFeature,
         });
-        let _ = tx::fill(&mut frame, &layers, meta, &f);
+        let _ = tx::fill_software(&mut frame, &layers, meta, &f);
     }
 }
 
@@ -136,7 +134,7 @@ proptest! {
         let dev = Device::new(Features::from_bits_truncate(feat));
         let _ = tx::decide(&meta, &l, Some(gso), &dev);
         if let Ok(a) = tx::decide(&meta, &l, None, &dev) {
-            let _ = tx::fill(&mut frame, &l, meta.clone(), &a);
+            let _ = tx::fill_software(&mut frame, &l, meta.clone(), &a);
         }
         let mut store = vec![vec![0u8; 400]; 8];
         let mut refs: Vec<&mut [u8]> = store.iter_mut().map(|v| v.as_mut_slice()).collect();

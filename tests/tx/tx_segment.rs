@@ -4,8 +4,8 @@ use crate::support;
 use crate::support::tx as tx_support;
 
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
-use netoffload::tx::{self, GsoInfo, GsoType, SegmentCsum, TxError};
-use netoffload::wire::{self, LinkType};
+use netoffload::tx::{self, GsoInfo, SegmentCsum, TxError};
+use netoffload::wire::{self, GsoType, LinkType};
 use proptest::prelude::*;
 use support::oracle::{self, Link, View};
 use tx_support::*;

@@ -3,10 +3,8 @@
 //! 64 KiB datagram limit, nothing written on refusal.
 use crate::support::encap::ip_tcp;
 
-use netoffload::tx::{
-    self, GsoInfo, GsoType, Packed, SegmentCsum, StrideLimits, TxError, segment_into,
-};
-use netoffload::wire::{self, LinkType};
+use netoffload::tx::{self, GsoInfo, Packed, SegmentCsum, StrideLimits, TxError, segment_into};
+use netoffload::wire::{self, GsoType, LinkType};
 
 fn payload(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 7 + i / 251) as u8).collect()

@@ -4,8 +4,8 @@
 use crate::support;
 use crate::support::tx as tx_support;
 
-use netoffload::tx::{self, GsoInfo, GsoType, SegmentCsum, TunnelField, TxError};
-use netoffload::wire::{self, LinkType};
+use netoffload::tx::{self, GsoInfo, SegmentCsum, TunnelField, TxError};
+use netoffload::wire::{self, GsoType, LinkType};
 use proptest::prelude::*;
 use support::oracle::{self, Link, View};
 use tx_support::tunnel::{Tun, inner_layers, wrap};

@@ -1,8 +1,8 @@
 //! `GsoInfo::from_virtio` / `GsoInfo::to_virtio`: the virtio GSO description
 //! and the transmit side's request, both ways.
 use netoffload::gro::VirtioGsoError;
-use netoffload::state::paravirt::virtio::{GsoKind, GsoParams, SuperPacket};
-use netoffload::tx::{GsoInfo, GsoType};
+use netoffload::tx::GsoInfo;
+use netoffload::wire::{GsoKind, GsoParams, GsoType};
 
 fn params(kind: GsoKind, ecn: bool) -> GsoParams {
     GsoParams {
@@ -29,7 +29,7 @@ fn virtio_kinds_become_requests_and_back() {
         let back = info.to_virtio(52, 3).unwrap();
         assert_eq!(
             back,
-            SuperPacket {
+            GsoParams {
                 kind,
                 ecn,
                 gso_size: 1400,

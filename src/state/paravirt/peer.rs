@@ -95,12 +95,18 @@ pub(crate) fn claim(meta: &CsumMeta) -> Claim {
             offset,
             kind,
         },
-        _ if flags.contains(CsumFlags::CSUM_BLANK) => Claim::BlankWithoutOffsets,
+        CsumState::None | CsumState::Unnecessary { .. } | CsumState::Complete { .. }
+            if flags.contains(CsumFlags::CSUM_BLANK) =>
+        {
+            Claim::BlankWithoutOffsets
+        }
         CsumState::Unnecessary { level } => Claim::Level(level),
-        _ if flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID)) => {
+        CsumState::None | CsumState::Complete { .. }
+            if flags.intersects(CsumFlags::DATA_VALID.union(CsumFlags::CSUM_VALID)) =>
+        {
             Claim::Verified
         }
-        _ => Claim::Unknown,
+        CsumState::None | CsumState::Complete { .. } => Claim::Unknown,
     }
 }
 

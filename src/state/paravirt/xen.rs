@@ -12,7 +12,7 @@
 use zerocopy::little_endian::U16;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::state::CsumMeta;
+use crate::state::{CsumMeta, Refused};
 use crate::wire::{Layers, LinkType};
 
 use super::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
@@ -20,7 +20,8 @@ use super::peer::{
     Claim, DataValidAs, blank_partial, check_padding, claim, data_valid_meta, inet_only,
 };
 use super::setup::{SeedCheck, SeedSkip, check_seed, checksum_setup, write_seed};
-use super::virtio::{GsoKind, GsoOutcome, GsoParams, SeedPolicy, SuperPacket};
+use super::virtio::{GsoOutcome, SeedPolicy};
+use crate::wire::{GsoKind, GsoParams};
 
 bitflags::bitflags! {
     /// `netif_tx_request.flags` (guest to backend).
@@ -218,7 +219,7 @@ impl XenGso {
         let gso_type = match self.kind {
             GsoKind::TcpV4 => GSO_TYPE_TCPV4,
             GsoKind::TcpV6 => GSO_TYPE_TCPV6,
-            _ => {
+            GsoKind::Ufo | GsoKind::UdpL4 => {
                 return Err(BoundaryError::forbidden(
                     MetaField::Gso,
                     Rule::GsoTypeNotExpressible,
@@ -330,11 +331,12 @@ pub fn to_meta(
                     let expected = GsoKind::for_layers(&l).map_or(0, |k| match k {
                         GsoKind::TcpV4 => GSO_TYPE_TCPV4,
                         GsoKind::TcpV6 => GSO_TYPE_TCPV6,
-                        _ => 0,
+                        GsoKind::Ufo | GsoKind::UdpL4 => 0,
                     });
+                    // `XenGso::parse` makes only the TCP kinds.
                     let found = match g.kind {
                         GsoKind::TcpV4 => GSO_TYPE_TCPV4,
-                        _ => GSO_TYPE_TCPV6,
+                        GsoKind::TcpV6 | GsoKind::Ufo | GsoKind::UdpL4 => GSO_TYPE_TCPV6,
                     };
                     return Err(BoundaryError::mismatch(
                         MetaField::XenGsoType,
@@ -415,13 +417,25 @@ pub struct XenOutbound {
 /// #123: aggregated frames without it are re-segmented with the parent's
 /// checksum by Windows, or fixed up in software by Linux); without either it is
 /// refused, so the caller verifies first.
+///
+/// A refusal hands `meta` back, unchanged, beside the error.
 pub fn from_meta(
     meta: CsumMeta,
     frame: &[u8],
     link: LinkType,
-    gso: Option<SuperPacket>,
+    gso: Option<GsoParams>,
+) -> Result<XenOutbound, Refused<BoundaryError>> {
+    outbound(&meta, frame, link, gso).map_err(|error| Refused { meta, error })
+}
+
+/// [`from_meta`] on borrowed metadata.
+fn outbound(
+    meta: &CsumMeta,
+    frame: &[u8],
+    link: LinkType,
+    gso: Option<GsoParams>,
 ) -> Result<XenOutbound, BoundaryError> {
-    let csum = match claim(&meta) {
+    let csum = match claim(meta) {
         Claim::Partial {
             start,
             offset,

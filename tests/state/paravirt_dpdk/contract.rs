@@ -8,10 +8,9 @@ use super::dpdk_model::{self as model, Release};
 use super::support::{Spec, build, make_partial, seed};
 use netoffload::state::paravirt::dpdk::{self, OuterTx, TunnelType, TxOffload, TxSeedMode, ol};
 use netoffload::state::paravirt::setup::SeedCheck;
-use netoffload::state::paravirt::virtio::{GsoKind, SuperPacket};
 use netoffload::state::paravirt::{BoundaryError, MetaErrorKind, MetaField, Rule};
 use netoffload::state::{CsumFlags, CsumMeta, CsumState};
-use netoffload::wire::{self, LinkType, Net};
+use netoffload::wire::{self, GsoKind, GsoParams, LinkType, Net};
 
 fn request(spec: Spec, ol_flags: u64) -> TxOffload {
     TxOffload {
@@ -268,7 +267,7 @@ fn meta_to_tx_leaves_what_intel_prepare_writes() {
     let mut outer_seeds = 0;
     for (linux, spec, outer, shift) in cases {
         for tso in [false, true] {
-            let gso = tso.then_some(SuperPacket {
+            let gso = tso.then_some(GsoParams {
                 kind: match (spec.udp, spec.v6) {
                     (true, _) => GsoKind::UdpL4,
                     (false, false) => GsoKind::TcpV4,
@@ -276,7 +275,7 @@ fn meta_to_tx_leaves_what_intel_prepare_writes() {
                 },
                 ecn: false,
                 gso_size: 100,
-                hdr_len: (shift + spec.payload_at()) as u16,
+                hdr_len: shift + spec.payload_at(),
                 segs: 4,
             });
             let l = wire::parse_ip_at(
@@ -345,7 +344,7 @@ fn a_refused_outer_udp_request_changes_nothing() {
         outer_l4: v.outer.outer_l4 + 4,
         ..v.outer
     };
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1000,

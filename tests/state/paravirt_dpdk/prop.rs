@@ -10,10 +10,9 @@ use super::contract::{vxlan, zero_ip_header_csums};
 use super::dpdk_model::{self as model, Release};
 use netoffload::state::paravirt::dpdk::{self, TxOffload, TxSeedMode};
 use netoffload::state::paravirt::setup::SeedCheck;
-use netoffload::state::paravirt::virtio::{GsoKind, SuperPacket};
 use netoffload::state::paravirt::{MetaErrorKind, Rule};
 use netoffload::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
-use netoffload::wire::{self, LinkType};
+use netoffload::wire::{self, GsoKind, GsoParams, LinkType};
 use proptest::prelude::*;
 
 /// One IP header of the packet, as the builder laid it out.
@@ -446,7 +445,7 @@ proptest! {
             let v = vxlan(&[], p.hdrs[0].v6, true).outer;
             dpdk::OuterTx { outer_udp_csum: outer_udp, ..v }
         });
-        let gso = (tso && h.proto != 132).then_some(SuperPacket {
+        let gso = (tso && h.proto != 132).then_some(GsoParams {
             kind: match (h.proto, h.v6) {
                 (17, _) => GsoKind::UdpL4,
                 (_, false) => GsoKind::TcpV4,
@@ -454,7 +453,7 @@ proptest! {
             },
             ecn: false,
             gso_size,
-            hdr_len: (h.l4 + h.hdr_len) as u16,
+            hdr_len: h.l4 + h.hdr_len,
             segs: 2,
         });
         let mut ours = linux.clone();

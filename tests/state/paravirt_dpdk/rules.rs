@@ -6,10 +6,9 @@
 use super::dpdk_model::{self as model, Einval};
 use super::support::{Spec, build, make_partial};
 use netoffload::state::paravirt::dpdk::{self, TxOffload, TxSeedMode, ol};
-use netoffload::state::paravirt::virtio::{GsoKind, SuperPacket};
 use netoffload::state::paravirt::{BoundaryError, MetaField, Rule};
 use netoffload::state::{CsumMeta, CsumState};
-use netoffload::wire::{self, LinkType};
+use netoffload::wire::{self, GsoKind, GsoParams, LinkType};
 
 /// A request on a prepared (seeded) plain packet of `spec`.
 fn request(spec: Spec, ol_flags: u64) -> TxOffload {
@@ -168,11 +167,11 @@ fn ipv4_tso_without_ip_checksum_is_refused() {
     );
     // meta_to_tx asks for it even when the caller did not.
     let l = wire::parse(&frame, LinkType::Ethernet).unwrap();
-    let sp = SuperPacket {
+    let sp = GsoParams {
         kind: GsoKind::TcpV4,
         ecn: false,
         gso_size: 1400,
-        hdr_len: spec.payload_at() as u16,
+        hdr_len: spec.payload_at(),
         segs: 3,
     };
     let tx =

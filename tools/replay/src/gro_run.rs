@@ -7,11 +7,10 @@
 
 use netoffload::encap::{self, DecapError, DecapReason, EncapConfig};
 use netoffload::gro::{
-    FlushReason, Gro, GroConfig, GroKinds, Held, SuperPacket, TunnelPolicy, Verdict as GroVerdict,
+    Disposition, FlushReason, Gro, GroConfig, GroKinds, Held, SuperPacket, TunnelPolicy,
 };
 use netoffload::state::{
-    self, CsumFlags, CsumMeta, CsumState, Packet, Reason, ValidateOptions, Verdict as StVerdict,
-    ZeroUdp6,
+    self, CsumFlags, CsumMeta, CsumState, CsumVerdict, Packet, Reason, ValidateOptions, ZeroUdp6,
 };
 use netoffload::wire::{LinkType, Net, Transport};
 
@@ -170,9 +169,9 @@ impl Engine {
         cost.sw_bytes += gro_sw;
         cost.fault |= after.csum_faults > before.csum_faults;
         let verdict = match v {
-            GroVerdict::Held(Held::Merged) => Verdict::Merged(0),
-            GroVerdict::Held(_) => Verdict::NewFlow,
-            GroVerdict::PassUp { reason, meta } => {
+            Disposition::Held(Held::Merged) => Verdict::Merged(0),
+            Disposition::Held(_) => Verdict::NewFlow,
+            Disposition::PassUp { reason, meta } => {
                 let payload = walk.inner().map_or(0, |l| {
                     if l.layers.fragment.offset != 0 {
                         0
@@ -308,7 +307,7 @@ fn validate(
         };
         if l.net == Net::Ipv4 {
             match state::check_ipv4_header(meta.clone(), &pkt) {
-                Ok(o) if o.verdict == StVerdict::Bad => {
+                Ok(o) if o.verdict == CsumVerdict::Bad => {
                     note(format!("d{depth} ipv4 header: {}", o.reason));
                     cost.bad = true;
                     return (Check::BadIp, gate_open);
@@ -431,12 +430,12 @@ fn validate(
             if o.reason == Reason::DeviceChecksumFault {
                 cost.fault = true;
             }
-            if o.verdict == StVerdict::Bad {
+            if o.verdict == CsumVerdict::Bad {
                 cost.bad = true;
                 return (Check::Bad, gate_open);
             }
             if matches!(l.transport, Transport::Udp | Transport::Gre)
-                && o.verdict == StVerdict::Good
+                && o.verdict == CsumVerdict::Good
             {
                 match state::try_convert(meta.clone(), &pkt) {
                     Ok(c) => {

@@ -526,7 +526,7 @@ fn the_mix_conserves_payload_per_flow() {
 #[test]
 #[ignore = "needs ../shared/corpus"]
 fn state_validate_agrees_with_the_verdicts_on_every_level() {
-    use netoffload::state::{CsumMeta, Packet, ValidateOptions, Verdict, ZeroUdp6};
+    use netoffload::state::{CsumMeta, CsumVerdict, Packet, ValidateOptions, ZeroUdp6};
     let Some(dir) = corpus_dir() else {
         panic!("../shared/corpus/pcap not found (set NETOFFLOAD_CORPUS)");
     };
@@ -566,10 +566,10 @@ fn state_validate_agrees_with_the_verdicts_on_every_level() {
                     continue;
                 };
                 let got = match o.verdict {
-                    Verdict::Good => "good",
-                    Verdict::Bad => "bad",
-                    Verdict::NoChecksum => "zero",
-                    Verdict::NotChecked => "not checked",
+                    CsumVerdict::Good => "good",
+                    CsumVerdict::Bad => "bad",
+                    CsumVerdict::NoChecksum => "zero",
+                    CsumVerdict::NotChecked => "not checked",
                 };
                 let want = table.get(&(i as u64 + 1, depth, layer.name())).copied();
                 compared += 1;

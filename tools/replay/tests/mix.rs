@@ -279,7 +279,7 @@ fn a_time_gap_flushes_every_flow() {
 /// say level 1, or the stack sums the segment a second time.
 #[test]
 fn gro_pass_up_raises_an_existing_level_for_software_verified_checksums() {
-    use netoffload::gro::{FlushReason, Gro, GroConfig, Verdict as GroVerdict};
+    use netoffload::gro::{Disposition, FlushReason, Gro, GroConfig};
     use netoffload::state::{CsumLevel, CsumMeta, CsumState};
     let frames = mix::build();
     let ack_in_vxlan = frames
@@ -311,7 +311,7 @@ fn gro_pass_up_raises_an_existing_level_for_software_verified_checksums() {
     });
     let v = gro.receive(&bytes, 1, meta, 0, &mut |_| {});
     match v {
-        GroVerdict::PassUp { reason, meta } => {
+        Disposition::PassUp { reason, meta } => {
             assert_eq!(reason, FlushReason::PureAck);
             assert_eq!(
                 meta.state(),

@@ -5,7 +5,7 @@ use std::os::fd::RawFd;
 use std::sync::Arc;
 
 use netoffload::gro::{
-    FlushReason, GroConfig, GroKinds, SoftwareVerify, SuperPacket, Verdict, VirtioWriteError,
+    Disposition, FlushReason, GroConfig, GroKinds, SoftwareVerify, SuperPacket, VirtioWriteError,
 };
 use netoffload::state::CsumMeta;
 use netoffload::state::paravirt::virtio::{GuestFrame, HdrLayout, PeerFeatures, VirtioNetHdr};
@@ -69,8 +69,8 @@ impl RxPath {
                     continue;
                 };
                 match gro.receive(frame, i as u32, CsumMeta::NONE, 0, &mut sink) {
-                    Verdict::Held(_) => {}
-                    Verdict::PassUp { reason, meta } => {
+                    Disposition::Held(_) => {}
+                    Disposition::PassUp { reason, meta } => {
                         self.counters.reason(format!("pass_up_{}", reason.name()));
                         if reason == FlushReason::BadChecksum {
                             Counters::add(&self.counters.gro_csum_bad, 1);

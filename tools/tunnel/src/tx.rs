@@ -122,7 +122,7 @@ impl TxPath {
                     }
                 }
                 TxAction::FillSoftware(_) => {
-                    if tx::fill(pkt, &layers, meta, &action).is_err() {
+                    if tx::fill_software(pkt, &layers, meta, &action).is_err() {
                         self.counters.reason("drop_fill");
                         continue;
                     }

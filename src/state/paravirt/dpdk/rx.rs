@@ -198,7 +198,8 @@ pub fn rx_to_meta(rx: RxCsum, encap: Encap) -> DpdkRx {
             (OuterL4Status::Good, _) | (OuterL4Status::Unknown, OuterUdpCsum::Zero) => {
                 Level::Verified
             }
-            _ => Level::NotVerified,
+            (OuterL4Status::Unknown, OuterUdpCsum::NonZero)
+            | (OuterL4Status::Bad | OuterL4Status::Invalid, _) => Level::NotVerified,
         }),
     };
     let count = match (outer, inner) {

@@ -6,9 +6,8 @@ use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rul
 use crate::state::paravirt::setup::{
     check_udp_length, field_at, layers_fit, pseudo_len, pseudo_seed, transport_csum_field,
 };
-use crate::state::paravirt::virtio::{GsoKind, SuperPacket};
-use crate::state::{CsumFlags, CsumMeta, CsumState};
-use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
+use crate::state::{CsumFlags, CsumMeta, CsumState, Refused};
+use crate::wire::{self, GsoKind, GsoParams, Layers, LinkType, Net, consts::ethertype};
 
 use super::{OuterTx, TxOffload, bits_len, ol, validate_tx_offload};
 use crate::state::paravirt::peer::check_padding;
@@ -120,13 +119,26 @@ pub fn convert_seed(
 /// convention ([`SeedLength::of_request`]) and, with `outer_udp_csum`, the
 /// outer UDP field holding the outer pseudo-header seed. A PMD's `tx_prepare`
 /// after this writes the same values again. Every check runs before any write;
-/// the request passes [`validate_tx_offload`].
+/// the request passes [`validate_tx_offload`]. A refusal hands `meta` back,
+/// unchanged, beside the error.
 pub fn meta_to_tx(
     meta: CsumMeta,
     frame: &mut [u8],
     layers: &Layers,
     outer: Option<OuterTx>,
-    gso: Option<SuperPacket>,
+    gso: Option<GsoParams>,
+    ip_csum: bool,
+) -> Result<TxOffload, Refused<BoundaryError>> {
+    tx_request(&meta, frame, layers, outer, gso, ip_csum).map_err(|error| Refused { meta, error })
+}
+
+/// [`meta_to_tx`] on borrowed metadata.
+fn tx_request(
+    meta: &CsumMeta,
+    frame: &mut [u8],
+    layers: &Layers,
+    outer: Option<OuterTx>,
+    gso: Option<GsoParams>,
     ip_csum: bool,
 ) -> Result<TxOffload, BoundaryError> {
     if !layers_fit(frame.len(), layers) {
@@ -137,7 +149,7 @@ pub fn meta_to_tx(
         ));
     }
     let mut tx = TxOffload::default();
-    let l4 = l4_request(&meta, layers)?;
+    let l4 = l4_request(meta, layers)?;
     if let CsumState::Partial { kind, .. } = meta.state() {
         check_padding(frame, layers, kind)?;
     }
@@ -203,23 +215,32 @@ fn l4_request(meta: &CsumMeta, layers: &Layers) -> Result<u64, BoundaryError> {
                 wire::Transport::Tcp => ol::TX_TCP_CKSUM,
                 wire::Transport::Udp => ol::TX_UDP_CKSUM,
                 wire::Transport::Sctp => ol::TX_SCTP_CKSUM,
-                _ => return Err(not_at_transport),
+                wire::Transport::Icmp
+                | wire::Transport::Icmpv6
+                | wire::Transport::Gre
+                | wire::Transport::Ipip
+                | wire::Transport::Ipv6InIp
+                | wire::Transport::Other(_) => return Err(not_at_transport),
             };
             if transport_csum_field(layers.transport) != Some((offset, kind)) {
                 return Err(not_at_transport);
             }
             Ok(request)
         }
-        _ if meta.flags().contains(CsumFlags::CSUM_BLANK) => Err(BoundaryError::forbidden(
-            MetaField::State,
-            Rule::BlankWithoutOffsets,
-        )),
-        _ => Ok(0),
+        CsumState::None | CsumState::Unnecessary { .. } | CsumState::Complete { .. }
+            if meta.flags().contains(CsumFlags::CSUM_BLANK) =>
+        {
+            Err(BoundaryError::forbidden(
+                MetaField::State,
+                Rule::BlankWithoutOffsets,
+            ))
+        }
+        CsumState::None | CsumState::Unnecessary { .. } | CsumState::Complete { .. } => Ok(0),
     }
 }
 
 /// The segmentation bit a super-packet needs on top of the L4 request.
-fn segmentation(sp: SuperPacket, l4: u64) -> Result<u64, BoundaryError> {
+fn segmentation(sp: GsoParams, l4: u64) -> Result<u64, BoundaryError> {
     if sp.gso_size == 0 {
         return Err(BoundaryError::new(MetaField::Gso, MetaErrorKind::Zero));
     }
@@ -230,10 +251,10 @@ fn segmentation(sp: SuperPacket, l4: u64) -> Result<u64, BoundaryError> {
             MetaField::Gso,
             Rule::GsoWithoutChecksumState,
         )),
-        _ => Err(BoundaryError::forbidden(
-            MetaField::Gso,
-            Rule::GsoTypeNotExpressible,
-        )),
+        // Every kind named: a new one must say which DPDK bit it is.
+        (GsoKind::TcpV4 | GsoKind::TcpV6 | GsoKind::UdpL4 | GsoKind::Ufo, _) => Err(
+            BoundaryError::forbidden(MetaField::Gso, Rule::GsoTypeNotExpressible),
+        ),
     }
 }
 

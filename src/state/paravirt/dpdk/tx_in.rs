@@ -5,8 +5,8 @@ use crate::state::paravirt::error::{BoundaryError, MetaField, Rule};
 use crate::state::paravirt::setup::{
     SeedCheck, SeedSkip, check_udp_length, field_at, transport_csum_field,
 };
-use crate::state::paravirt::virtio::GsoKind;
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
+use crate::wire::GsoKind;
 use crate::wire::{self, Layers, LinkType, Net, consts::ethertype};
 
 use super::tx::{SeedLength, put, seed_of};

@@ -1,12 +1,12 @@
 //! From a checksum state to the virtio-net header handed to the peer (Linux
 //! `virtio_net_hdr_from_skb`).
 
-use crate::state::CsumMeta;
 use crate::state::paravirt::peer::{Claim, claim, inet_only};
+use crate::state::{CsumMeta, Refused};
+use crate::wire::{GsoKind, GsoParams};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
 use super::linux_rules;
-use super::to_meta::GsoKind;
 use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
 
 /// Where the frame the peer receives begins, relative to our buffer.
@@ -18,22 +18,6 @@ pub struct GuestFrame {
     /// Bytes inserted in the peer's copy before `csum_start` (a VLAN tag taken
     /// from metadata and put back into the frame: Linux's `vlan_hlen`).
     pub vlan_hlen: usize,
-}
-
-/// A super-packet's segmentation parameters (plain values; the GRO room's
-/// descriptor can be turned into these).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SuperPacket {
-    /// Segmentation kind (TCPv4, TCPv6 or UDP_L4; UFO cannot be handed out).
-    pub kind: GsoKind,
-    /// ECN (CWR seen).
-    pub ecn: bool,
-    /// Payload bytes per segment.
-    pub gso_size: u16,
-    /// Header length to replicate (transport offset + L4 header, as newer Linux).
-    pub hdr_len: u16,
-    /// Number of segments merged (written to `csum_start` only with `RSC_INFO`).
-    pub segs: u16,
 }
 
 /// What the peer negotiated.
@@ -77,14 +61,26 @@ impl VirtioNetHdr {
     /// without `Partial`, UFO, `gso_size` 0, and offsets the peer's
     /// `virtio_net_hdr_to_skb` would refuse ([`linux_rules::check_handed_out`]:
     /// `csum_start` below `nh_min_len` or past 65470, a GSO type's other offset).
+    ///
+    /// A refusal hands `meta` back, unchanged, beside the error.
     pub fn from_meta(
         meta: CsumMeta,
         frame: GuestFrame,
-        gso: Option<SuperPacket>,
+        gso: Option<GsoParams>,
+        peer: PeerFeatures,
+    ) -> Result<VirtioNetHdr, Refused<BoundaryError>> {
+        VirtioNetHdr::for_meta(&meta, frame, gso, peer).map_err(|error| Refused { meta, error })
+    }
+
+    /// [`Self::from_meta`] on borrowed metadata.
+    fn for_meta(
+        meta: &CsumMeta,
+        frame: GuestFrame,
+        gso: Option<GsoParams>,
         peer: PeerFeatures,
     ) -> Result<VirtioNetHdr, BoundaryError> {
         let mut hdr = VirtioNetHdr::ZERO;
-        match claim(&meta) {
+        match claim(meta) {
             Claim::Partial {
                 start,
                 offset,
@@ -136,7 +132,7 @@ impl VirtioNetHdr {
             }
             hdr.gso_type = sp.kind.virtio_type() | if sp.ecn { gso_type::ECN } else { 0 };
             hdr.gso_size = sp.gso_size;
-            hdr.hdr_len = sp.hdr_len;
+            hdr.hdr_len = to_u16(MetaField::VirtioHdrLen, sp.hdr_len)?;
         }
         if hdr.flags.contains(VirtioFlags::NEEDS_CSUM) {
             linux_rules::check_handed_out(
@@ -149,7 +145,7 @@ impl VirtioNetHdr {
             && peer.rsc_info
         {
             hdr.flags |= VirtioFlags::RSC_INFO;
-            hdr.csum_start = sp.segs;
+            hdr.csum_start = to_u16(MetaField::VirtioCsumStart, sp.segs)?;
             hdr.csum_offset = 0;
         }
         Ok(hdr)

@@ -17,8 +17,9 @@ use crate::wire::ethernet::VLAN_TAG_LEN;
 use crate::wire::{EthernetHeader, LinkType, VlanTag};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr};
-use super::to_meta::{Direction, GsoKind, UDP_MAX_SEGMENTS, VirtioPolicy};
+use super::to_meta::{Direction, UDP_MAX_SEGMENTS, VirtioPolicy};
 use crate::state::paravirt::error::{BoundaryError, MetaErrorKind, MetaField, Rule};
+use crate::wire::GsoKind;
 
 /// Linux `ETH_HLEN`: a tap refuses a shorter frame and a non-zero `hdr_len`
 /// below it (`tun_get_user`); the virtio_net driver drops a shorter frame.

@@ -12,9 +12,9 @@ pub mod linux_rules;
 mod presets;
 mod to_meta;
 
-pub use from_meta::{GuestFrame, PeerFeatures, SuperPacket};
+pub use from_meta::{GuestFrame, PeerFeatures};
 pub use hdr::{HdrLayout, VirtioFlags, VirtioNetHdr, gso_type};
 pub use to_meta::{
-    DataValidPolicy, Direction, GSO_BY_FRAGS, GsoKind, GsoOutcome, GsoParams, HdrLenRule, Inbound,
-    RscInfo, SeedPolicy, UDP_MAX_SEGMENTS, VirtioPolicy,
+    DataValidPolicy, Direction, GSO_BY_FRAGS, GsoOutcome, HdrLenRule, Inbound, RscInfo, SeedPolicy,
+    UDP_MAX_SEGMENTS, VirtioPolicy,
 };

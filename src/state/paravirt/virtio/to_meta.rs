@@ -3,7 +3,7 @@
 //! driver's receive path). Every field is checked against the packet.
 
 use crate::state::{CsumFlags, CsumMeta, CsumState, PartialKind};
-use crate::wire::{self, Layers, LinkType, Net, Transport};
+use crate::wire::{self, GsoKind, GsoParams, Layers, LinkType};
 
 use super::hdr::{VirtioFlags, VirtioNetHdr, gso_type};
 use super::linux_rules;
@@ -111,19 +111,6 @@ impl VirtioPolicy {
     };
 }
 
-/// The segmentation a GSO packet asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GsoKind {
-    /// TCP over IPv4.
-    TcpV4,
-    /// TCP over IPv6.
-    TcpV6,
-    /// UDP fragmentation (UFO): IP fragments, `gso_size` counts the UDP header.
-    Ufo,
-    /// UDP segmentation (USO): one UDP datagram per `gso_size` bytes.
-    UdpL4,
-}
-
 impl GsoKind {
     /// The `gso_type` value without the ECN bit.
     pub const fn virtio_type(self) -> u8 {
@@ -145,41 +132,6 @@ impl GsoKind {
             _ => None,
         }
     }
-
-    /// The GSO kind the parsed packet would need (`None` when it cannot be GSO).
-    pub const fn for_layers(layers: &Layers) -> Option<GsoKind> {
-        match (layers.net, layers.transport) {
-            (Net::Ipv4, Transport::Tcp) => Some(GsoKind::TcpV4),
-            (Net::Ipv6, Transport::Tcp) => Some(GsoKind::TcpV6),
-            (_, Transport::Udp) => Some(GsoKind::UdpL4),
-            _ => None,
-        }
-    }
-
-    const fn matches(self, layers: &Layers) -> bool {
-        matches!(
-            (self, layers.net, layers.transport),
-            (GsoKind::TcpV4, Net::Ipv4, Transport::Tcp)
-                | (GsoKind::TcpV6, Net::Ipv6, Transport::Tcp)
-                | (GsoKind::Ufo | GsoKind::UdpL4, _, Transport::Udp)
-        )
-    }
-}
-
-/// Checked segmentation parameters of a GSO packet (Linux marks it `SKB_GSO_DODGY`:
-/// the header was checked here, the segment count recomputed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct GsoParams {
-    /// Segmentation kind.
-    pub kind: GsoKind,
-    /// ECN: replicate CWR on the first segment only.
-    pub ecn: bool,
-    /// Payload bytes per segment.
-    pub gso_size: u16,
-    /// The parsed header length (the guest's `hdr_len` is only a hint).
-    pub hdr_len: usize,
-    /// Segments the payload makes (computed, never read from the peer).
-    pub segs: usize,
 }
 
 /// The GSO outcome of a received header.

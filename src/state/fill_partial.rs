@@ -1,6 +1,6 @@
 //! Transmit fill: finishing a `Partial` checksum in software.
 
-use super::outcome::{Outcome, Reason, Span, StateError, Transition, Verdict, refuse};
+use super::outcome::{CsumVerdict, Outcome, Reason, Span, StateError, Transition, refuse};
 use super::packet::PacketMut;
 use super::rewrite::{Write, apply};
 use super::site::sctp_crc;
@@ -21,7 +21,7 @@ use crate::csum::{self, Sum16, Wsum};
 /// (Ethernet padding a guest left on the frame) are not part of the segment,
 /// as `ip_rcv` would have trimmed them (`pskb_trim_rcsum`).
 /// Which packets to fill (by device features) is the transmit room's decision.
-pub fn fill(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
+pub fn fill_partial(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
     let CsumState::Partial {
         start,
         offset,
@@ -72,7 +72,7 @@ pub fn fill(meta: CsumMeta, pkt: &mut PacketMut<'_>) -> Transition {
     let meta = CsumMeta::new(CsumState::None, flags).unwrap_or(CsumMeta::NONE);
     Ok(Outcome {
         meta,
-        verdict: Verdict::NotChecked,
+        verdict: CsumVerdict::NotChecked,
         reason,
         sw_bytes: len - start,
     })

@@ -1,34 +1,34 @@
 //! Software checksum fill on transmit: the fallback when the device cannot
-//! offload. The arithmetic is the state room's [`state::fill`]
+//! offload. The arithmetic is the state room's [`state::fill_partial`]
 //! (`skb_checksum_help`, `skb_crc32c_csum_help`); this module checks the
 //! transmit decision's offsets against the frame and trims the padding.
 
 use super::decide::{Fill, TxAction};
-use super::error::{TxError, TxRefusal};
-use crate::state::{self, CsumFlags, CsumMeta, CsumState, PacketMut, PartialKind};
+use super::error::TxError;
+use crate::state::{self, CsumFlags, CsumMeta, CsumState, PacketMut, PartialKind, Refused};
 use crate::wire::Layers;
 
 /// Does a [`TxAction::FillSoftware`] on the frame and returns the new metadata
-/// (`None`, `csum_blank` cleared, `DATA_VALID` kept), via [`state::fill`].
+/// (`None`, `csum_blank` cleared, `DATA_VALID` kept), via [`state::fill_partial`].
 ///
 /// The fill sums up to `layers.end` (the IP length), so trailing padding never
 /// enters the sum. Checks every offset first: on error nothing is written and
-/// the metadata comes back unchanged in the [`TxRefusal`].
-pub fn fill(
+/// the metadata comes back unchanged in the [`Refused`].
+pub fn fill_software(
     frame: &mut [u8],
     layers: &Layers,
     meta: CsumMeta,
     action: &TxAction,
-) -> Result<CsumMeta, TxRefusal> {
+) -> Result<CsumMeta, Refused<TxError>> {
     let TxAction::FillSoftware(f) = action else {
-        return Err(TxRefusal {
+        return Err(Refused {
             meta,
             error: TxError::NotAFill,
         });
     };
     match fill_bytes(frame, layers, &meta, f) {
         Ok(m) => Ok(m),
-        Err(error) => Err(TxRefusal { meta, error }),
+        Err(error) => Err(Refused { meta, error }),
     }
 }
 
@@ -70,7 +70,7 @@ fn fill_bytes(
     })?;
     let mut view =
         PacketMut::new(pkt, *layers, layers.l3).map_err(|error| TxError::Fill { error })?;
-    state::fill(as_partial, &mut view)
+    state::fill_partial(as_partial, &mut view)
         .map(|outcome| outcome.meta)
         .map_err(|refused| TxError::Fill {
             error: refused.error,
