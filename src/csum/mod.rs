@@ -63,9 +63,23 @@ pub fn partial(data: &[u8], init: Wsum) -> Wsum {
     if data.len() <= scalar::SMALL {
         // `init` joins the carry chain: `fold64` of any sum with the raw-sum
         // invariant is the same unique representative (see `scalar::fold64`).
-        return Wsum::new(scalar::fold64(arch::sum_small(data, init.get() as u64)));
+        return Wsum::new(scalar::fold64(sum_short(data, init.get() as u64)));
     }
     partial_long(data, init)
+}
+
+/// The raw short-path sum of `data` (at most `scalar::SMALL` bytes) plus `init`.
+/// The header sizes (20: IPv4, TCP; 40: IPv6, TCP with options) run at a length
+/// known at compile time, with no length branches, as `ipv4_header` does.
+#[inline(always)]
+fn sum_short(data: &[u8], init: u64) -> u64 {
+    if let Ok(h) = <&[u8; 20]>::try_from(data) {
+        return arch::sum_small(h, init);
+    }
+    if let Ok(h) = <&[u8; 40]>::try_from(data) {
+        return arch::sum_small(h, init);
+    }
+    arch::sum_small(data, init)
 }
 
 /// [`partial`] above `scalar::SMALL` bytes: the dispatch and the vector
