@@ -70,6 +70,28 @@ fn wrapping_u64(data: &[u8]) -> u64 {
     s ^ it.remainder().len() as u64
 }
 
+/// The L1 read limit with the widest loads: a wrapping u64 lane sum of 64-byte
+/// vectors into four accumulators (not a checksum; one load and one add per
+/// 64 bytes, the least any AVX-512 sum can do), the last bytes scalar.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn read_limit_avx512(data: &[u8]) -> u64 {
+    use std::arch::x86_64::*;
+    let mut acc = [_mm512_setzero_si512(); 4];
+    let mut blocks = data.chunks_exact(256);
+    for b in &mut blocks {
+        for (i, a) in acc.iter_mut().enumerate() {
+            // SAFETY: `b` is 256 readable bytes; each unaligned load reads
+            // 64 of them; AVX-512F is enabled for this function and the
+            // caller checked the CPU has it.
+            let v = unsafe { _mm512_loadu_si512(b.as_ptr().add(64 * i).cast()) };
+            *a = _mm512_add_epi64(*a, v);
+        }
+    }
+    let v = _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
+    _mm512_reduce_add_epi64(v) as u64 ^ wrapping_u64(blocks.remainder())
+}
+
 /// The shape of Linux's x86-64 `csum_partial` (`arch/x86/lib/csum-partial_64.c`):
 /// an `adc` chain over 64-byte blocks, then 32/16/8-byte steps, then the tail,
 /// folded 64 -> 32. Written here from the description, not copied.
@@ -299,6 +321,13 @@ fn bench_sum_interleaved(_c: &mut Criterion) {
             cases.push(Case::new("peer_linux_adc", || {
                 black_box(linux_adc(black_box(d), 0));
             }));
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx512f") {
+                cases.push(Case::new("limit_avx512_loads", || {
+                    // SAFETY: AVX-512F was detected just above.
+                    black_box(unsafe { read_limit_avx512(black_box(d)) });
+                }));
+            }
             interleave::table(&title, &mut cases, 300_000.0, 31);
         }
     }
