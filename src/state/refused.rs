@@ -48,4 +48,9 @@ impl<E: fmt::Display> fmt::Display for Refused<E> {
     }
 }
 
-impl<E: core::error::Error> core::error::Error for Refused<E> {}
+/// The room's error is the source, so error reporters print the chain.
+impl<E: core::error::Error + 'static> core::error::Error for Refused<E> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}

@@ -35,6 +35,14 @@ fn every_error_type_is_a_core_error() {
     is_error::<PlanError>();
 }
 
+#[test]
+fn a_refusal_names_its_error_as_the_source() {
+    use core::error::Error;
+    let r = Refused::new(CsumMeta::NONE, StateError::Fragment);
+    let src = r.source().expect("the room's error is the source");
+    assert_eq!(src.to_string(), StateError::Fragment.to_string());
+}
+
 /// The text of `e` is a sentence that mentions every one of `values`.
 #[track_caller]
 fn sentence(e: &dyn Display, values: &[&str]) {
