@@ -21,10 +21,12 @@
 //! Run: `benches/support/gro_dpdk.sh` (builds the peer, dumps, runs this).
 //! Env: `GRO_DPDK_DIR` (peer binary `gro_dpdk` and `streams/`; default
 //! `target/dpdk-gro`), `ROUNDS` (5), `MS` (150 per cell and engine), `CPU`
-//! (0, the peer's lcore). A free argument filters cells by name. Without
+//! (0, the peer's lcore), `NOPEER=1` (ours alone, for quick experiments).
+//! A free argument filters cells by name (a trailing `$` anchors its end). Without
 //! the peer or its dumps (CI, a fresh checkout) it prints a skip note and
 //! succeeds; in test mode (`cargo test --benches`) one short round checks
-//! the outputs only.
+//! the outputs only. `COUNT=N` runs N untimed passes of ours per cell (for
+//! callgrind instruction counts; `COUNT_STREAM=tcp6|raw`: the rewrites).
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -262,14 +264,32 @@ impl Cell {
     }
 }
 
-fn cells(streams: &Path) -> Option<Vec<Cell>> {
+/// The cells whose name contains `filter`, streams read from `streams`.
+fn cells(streams: &Path, filter: Option<&str>) -> Option<Vec<Cell>> {
     let mut v = Vec::new();
+    let wanted = |kind: &str, mode: &str, flows: u32| {
+        let name = format!("{kind}/{mode}/{flows}");
+        // A trailing `$` anchors the end (`tcp4/verify/1$` is not `.../1024`).
+        filter.is_none_or(|f| match f.strip_suffix('$') {
+            Some(f) => name.ends_with(f),
+            None => name.contains(f),
+        })
+    };
     for kind in ["tcp4", "vxlan"] {
         for flows in FLOWS {
+            if !["unnecessary", "verify"]
+                .iter()
+                .any(|m| wanted(kind, m, flows))
+            {
+                continue;
+            }
             let d = read_dump(&streams.join(format!("{kind}-{flows}.bin")))?;
             // The peer's page offset, with the dump's alignment mod 64.
             let off = (DPDK_PAGE_OFFSET & !63) | (d.align64 & 63);
             for mode in ["unnecessary", "verify"] {
+                if !wanted(kind, mode, flows) {
+                    continue;
+                }
                 let meta = match (mode, kind) {
                     ("verify", _) => CsumMeta::NONE,
                     (_, "vxlan") => CsumMeta::from_state(CsumState::Unnecessary {
@@ -320,8 +340,9 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/dpdk-gro"));
     let bin = dir.join("gro_dpdk");
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let cells = if bin.is_file() {
-        cells(&dir.join("streams"))
+        cells(&dir.join("streams"), filter.as_deref())
     } else {
         None
     };
@@ -333,24 +354,47 @@ fn main() {
         );
         return;
     };
-    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    cells.retain(|c| {
-        filter
-            .as_ref()
-            .is_none_or(|f| c.name().contains(f.as_str()))
-    });
+    // COUNT=N: ours alone, N untimed passes per selected cell (for
+    // callgrind: the difference of two counts is N passes of 128 bursts).
+    if let Some(n) = std::env::var("COUNT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        let which = std::env::var("COUNT_STREAM").unwrap_or_default();
+        for c in cells.iter() {
+            let r = match which.as_str() {
+                "tcp6" => c.tcp6.as_ref(),
+                "raw" => c.raw.as_ref(),
+                _ => Some(&c.ours),
+            };
+            let Some(r) = r else { continue };
+            let mut gro = r.engine();
+            let frames = r.stream.frames();
+            let out: u32 = (0..n)
+                .map(|_| pass::<false>(&mut gro, &frames, &r.metas).0)
+                .sum();
+            println!("{}: {n} passes, {out} outputs", c.name());
+        }
+        return;
+    }
     let (rounds, ms) = if benching() {
         (env_or("ROUNDS", 5usize).max(1), env_or("MS", 150.0))
     } else {
         (1, 1.0)
     };
+    // NOPEER=1: ours alone (quick experiments; nothing checked against DPDK).
+    let no_peer = std::env::var_os("NOPEER").is_some();
     let load0 = loadavg();
     println!("gro_dpdk: {rounds} rounds, {ms} ms per cell and engine; load {load0}");
     for round in 0..rounds {
         for c in cells.iter_mut() {
             let name = c.name();
-            let p = run_peer(&bin, c.kind, c.flows, c.mode, ms);
             let o = run_ours(&mut c.ours, ms);
+            let p = if no_peer {
+                o.clone()
+            } else {
+                run_peer(&bin, c.kind, c.flows, c.mode, ms)
+            };
             assert_eq!(o.hash, p.hash, "{name}: not the peer's stream");
             assert_eq!(o.out, p.out, "{name}: outputs per pass differ from DPDK's");
             assert_eq!(o.groups, p.groups, "{name}: grouping differs from DPDK's");
