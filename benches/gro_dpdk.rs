@@ -18,6 +18,10 @@
 //! (TUN) run through ours alone in the same rounds, as a ratio to the
 //! Ethernet TCP/IPv4 time (DPDK 22.11 has no IPv6 GRO).
 //!
+//! Ours calls [`Gro::prefetch`] on the next frame before each `receive` (the
+//! peer's loop has no such step; `HINT=0` leaves it out: in `verify` mode
+//! ours is then slower, see `docs/perf/gro-hot-path.md`).
+//!
 //! Run: `benches/support/gro_dpdk.sh` (builds the peer, dumps, runs this).
 //! Env: `GRO_DPDK_DIR` (peer binary `gro_dpdk` and `streams/`; default
 //! `target/dpdk-gro`), `ROUNDS` (5), `MS` (150 per cell and engine), `CPU`
@@ -116,11 +120,18 @@ impl Replay {
 }
 
 /// One pass: bursts of 32, every frame received with its own metadata, a
-/// flush after each burst, every output consumed. Returns the outputs
+/// flush after each burst, every output consumed. With `PREFETCH` the loop
+/// hands the engine the next frame first ([`Gro::prefetch`], as a driver
+/// prefetches the next descriptor's data; a no-op unless a software sum is
+/// due, i.e. in `verify` mode). Returns the outputs
 /// (super-packets and packets passed up) and, with `GROUPS`, the peer's
 /// grouping signature.
 #[inline(never)]
-fn pass<const GROUPS: bool>(gro: &mut Gro<64>, frames: &[&[u8]], metas: &[CsumMeta]) -> (u32, u64) {
+fn pass<const GROUPS: bool, const PREFETCH: bool>(
+    gro: &mut Gro<64>,
+    frames: &[&[u8]],
+    metas: &[CsumMeta],
+) -> (u32, u64) {
     let (mut out, mut sig, mut segs) = (0u32, 0u64, 0u64);
     let (mut up, mut up_sig) = (0u32, 0u64);
     let mut sink = |sp: &SuperPacket| {
@@ -134,6 +145,12 @@ fn pass<const GROUPS: bool>(gro: &mut Gro<64>, frames: &[&[u8]], metas: &[CsumMe
     for (b, (fb, mb)) in frames.chunks(BURST).zip(metas.chunks(BURST)).enumerate() {
         for (k, (f, m)) in fb.iter().zip(mb).enumerate() {
             let id = (b * BURST + k) as u32;
+            if PREFETCH
+                && let (Some(nf), Some(nm)) =
+                    (frames.get(id as usize + 1), metas.get(id as usize + 1))
+            {
+                gro.prefetch(nf, nm);
+            }
             if let Verdict::PassUp { meta, .. } = gro.receive(f, id, m.clone(), 0, &mut sink) {
                 let _ = black_box(meta);
                 up += 1;
@@ -165,10 +182,11 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
     let hash = r.stream.hash();
     let (out, groups) = {
         let frames = r.stream.frames();
-        pass::<true>(&mut gro, &frames, &r.metas)
+        pass::<true, false>(&mut gro, &frames, &r.metas)
     };
     r.stream.reset();
     let n = r.stream.len() as f64;
+    let hint = std::env::var("HINT").map_or(true, |v| v != "0");
     let mut samples = Vec::new();
     let mut kept_ns = 0.0;
     let start = Instant::now();
@@ -178,7 +196,11 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
         let frames = r.stream.frames();
         let c0 = switches();
         let t0 = Instant::now();
-        let (o, _) = pass::<false>(&mut gro, &frames, &r.metas);
+        let (o, _) = if hint {
+            pass::<false, true>(&mut gro, &frames, &r.metas)
+        } else {
+            pass::<false, false>(&mut gro, &frames, &r.metas)
+        };
         let dt = t0.elapsed().as_nanos() as f64;
         let c1 = switches();
         drop(frames);
@@ -371,7 +393,7 @@ fn main() {
             let mut gro = r.engine();
             let frames = r.stream.frames();
             let out: u32 = (0..n)
-                .map(|_| pass::<false>(&mut gro, &frames, &r.metas).0)
+                .map(|_| pass::<false, true>(&mut gro, &frames, &r.metas).0)
                 .sum();
             println!("{}: {n} passes, {out} outputs", c.name());
         }
