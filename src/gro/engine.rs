@@ -672,9 +672,10 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
             _ => return None,
         };
+        // The software check first, as in `fast_tcp4`.
+        let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
         let hash = flow::hash_vxlan4(frame);
         if let Some((slot, payload)) = self.predicted_vxlan4(hash, frame) {
-            let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
             self.stats.sw_bytes += sw_bytes;
             let len = (frame.len() - payload) as u32;
             self.commit_predicted(slot, id, payload as u16, len, Layout::Vxlan4, sink);
@@ -682,7 +683,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         let p = parse::fast_vxlan4_unchecked(frame)?;
         let len = p.payload_len();
-        let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
         let verified = 2;
         let flags = byte(frame, VXLAN4.flags())?;
         if let Some(slot) = self.lookup_vxlan4(hash, frame) {
