@@ -23,8 +23,8 @@
 //! ours is then slower, see `docs/perf/gro-hot-path.md`).
 //!
 //! Run: `benches/support/gro_dpdk.sh` (builds the peer, dumps, runs this).
-//! Env: `GRO_DPDK_DIR` (peer binary `gro_dpdk` and `streams/`; default
-//! `target/dpdk-gro`), `ROUNDS` (5), `MS` (150 per cell and engine), `CPU`
+//! Env: `GRO_DPDK_DIR` (peer binary `gro_dpdk` and `streams/`, relative to
+//! the repository root; default `target/dpdk-gro`), `ROUNDS` (5), `MS` (150 per cell and engine), `CPU`
 //! (0, the peer's lcore), `NOPEER=1` (ours alone, for quick experiments).
 //! A free argument filters cells by name (a trailing `$` anchors its end). Without
 //! the peer or its dumps (CI, a fresh checkout) it prints a skip note and
@@ -358,9 +358,13 @@ fn cells(streams: &Path, filter: Option<&str>) -> Option<Vec<Cell>> {
 }
 
 fn main() {
-    let dir = std::env::var_os("GRO_DPDK_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/dpdk-gro"));
+    // Relative to the repository root (cargo runs benches in `dev/`).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = root.join(
+        std::env::var_os("GRO_DPDK_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("target/dpdk-gro")),
+    );
     let bin = dir.join("gro_dpdk");
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let cells = if bin.is_file() {
