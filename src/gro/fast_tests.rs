@@ -728,3 +728,50 @@ fn tcp6_bulk_stream_merges_by_prediction() {
         }
     }
 }
+
+/// [`tcp6_frame`] with an 8-byte hop-by-hop header (PadN) before TCP: the
+/// same flow identity to the fixed-layout lookup, another layout to the walk.
+fn tcp6_hbh_frame(k: u32) -> Vec<u8> {
+    let mut f = tcp6_frame(k, 64, 0x10);
+    let plen = u16::from_be_bytes([f[18], f[19]]) + 8;
+    f[18..20].copy_from_slice(&plen.to_be_bytes());
+    f[20] = 0;
+    f.splice(54..54, [6u8, 0, 1, 4, 0, 0, 0, 0]);
+    f
+}
+
+/// A plain TCP/IPv6 segment whose identity is held by a flow with extension
+/// headers: the fast path may not start a flow beside it (the walk flushes
+/// it first), so both engines give the same outputs, in either order and
+/// with the plain flow's new flows taken by the fast path otherwise.
+#[test]
+fn tcp6_new_flow_beside_an_extension_header_flow() {
+    let metas = [
+        CsumMeta::NONE,
+        CsumMeta::from_state(CsumState::Unnecessary {
+            level: CsumLevel::L0,
+        }),
+    ];
+    let orders: [&[bool]; 4] = [
+        &[true, false, false, false],
+        &[false, true, false, false],
+        &[true, true, false, true, false],
+        &[false, false, true, false],
+    ];
+    for meta in &metas {
+        for hbh in orders {
+            let frames: Vec<Vec<u8>> = (0..hbh.len() as u32)
+                .map(|k| {
+                    if hbh[k as usize] {
+                        tcp6_hbh_frame(k)
+                    } else {
+                        tcp6_frame(k, 64, 0x10)
+                    }
+                })
+                .collect();
+            let fast = run_frames(&frames, meta, true);
+            let general = run_frames(&frames, meta, false);
+            assert_eq!((fast.0, fast.1), (general.0, general.1), "{hbh:?}");
+        }
+    }
+}

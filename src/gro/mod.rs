@@ -43,8 +43,8 @@
 //! GRE with C/K only, or IP-in-IP), `cb.rs` (checksum control block),
 //! `layout.rs` (the fixed layouts of the fast paths, as data from `wire`'s
 //! offsets: Ethernet / IPv4 / TCP and its VXLAN tunnel, inlined into the
-//! caller's poll loop; raw IP / IPv4 / TCP and Ethernet / IPv6 / TCP, out of
-//! line at the start of the general path, IPv6 merges only), `rules.rs` (the field rules, one row each: bytes, mask,
+//! caller's poll loop; raw IP / IPv4 / TCP and Ethernet / IPv6 / TCP, inlined
+//! after them), `rules.rs` (the field rules, one row each: bytes, mask,
 //! [`FlushReason`]; the general path names the failing row, the fast paths'
 //! masks are built from the rows), `flow.rs` (hash, identity, the other merge
 //! rules, the fixed-layout merge tests), `expect.rs` (the predicted next

@@ -344,6 +344,28 @@ pub(crate) fn tcp4_parsed_at(l: Fixed, payload: usize, end: usize) -> Parsed {
     }
 }
 
+/// The offsets of an Ethernet / IPv6 (no extension headers) / TCP frame
+/// ([`TCP6`]), as the walk finds them.
+#[inline(always)]
+pub(crate) fn tcp6_parsed(payload: usize, end: usize) -> Parsed {
+    let ip = Ip {
+        off: TCP6.ip[0] as u16,
+        next: TCP6.tcp as u16,
+        v6: true,
+    };
+    Parsed {
+        ips: [ip, Ip::default()],
+        n: 1,
+        encap: Encap::None,
+        enc_off: 0,
+        inner_l2: TCP6.inner_l2 as u16,
+        l4: TCP6.tcp as u16,
+        l4kind: L4::Tcp,
+        payload: payload as u16,
+        end: end as u32,
+    }
+}
+
 /// Parses one IP header at `off` whose datagram must end at or before `limit`.
 /// Returns the header and its protocol and end.
 fn parse_ip(

@@ -225,6 +225,26 @@ pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
     }
 }
 
+/// Asks the CPU to bring every 64-byte line of `data` toward the L1 cache
+/// (a hint, nothing is read architecturally): a caller that knows the next
+/// buffer it will sum starts its transfer while it works on the current one
+/// (drivers' `prefetch` of the next descriptor's data, Linux `net_prefetch`).
+#[inline(always)]
+pub(crate) fn prefetch(data: &[u8]) {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // Offsets rather than `chunks`: the loop unrolls into bare prefetches.
+        for at in (0..data.len()).step_by(64) {
+            // SAFETY: PREFETCHT0 is a hint: it never faults, reads nothing
+            // architecturally and writes nothing; the address is inside `data`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(data.as_ptr().wrapping_add(at).cast()) };
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
+    let _ = data;
+}
+
 /// Raw sum with the active level.
 #[inline]
 pub(crate) fn sum(data: &[u8]) -> u64 {

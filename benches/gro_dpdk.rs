@@ -1,0 +1,475 @@
+//! GRO against DPDK 22.11's `rte_gro_reassemble_burst` on the peer's own
+//! streams (`../shared/bench-peers/dpdk-gro`, issue 17): ns per packet for
+//! TCP/IPv4 and VXLAN, 1 / 8 / 64 / 1024 flows, checksums vouched for by the
+//! device (`unnecessary`) or verified in software (`verify`).
+//!
+//! Replayed as the peer's README asks: its dumped frames in the same order,
+//! bursts of 32 with everything flushed after each, one frame per 4 KiB page
+//! at the peer's data offset, the checksum state read per packet from an
+//! array as a driver reads descriptors (`Unnecessary` level 0 / level 1 for
+//! VXLAN's inner checksum; `None` for `verify`, so the engine sums), every
+//! output consumed. Per round and cell the peer binary runs (a fresh
+//! process, its median over un-preempted passes) and then ours, timed the
+//! same way (passes during which this thread was switched out are dropped),
+//! five rounds or more: A B A B. Outputs per pass and the grouping hash must
+//! equal the peer's, or the bench panics.
+//!
+//! The same TCP streams rewritten as Ethernet / IPv6 / TCP and as raw IPv4
+//! (TUN) run through ours alone in the same rounds, as a ratio to the
+//! Ethernet TCP/IPv4 time (DPDK 22.11 has no IPv6 GRO).
+//!
+//! Ours calls [`Gro::prefetch`] on the next frame before each `receive` (the
+//! peer's loop has no such step; `HINT=0` leaves it out: in `verify` mode
+//! ours is then slower, see `docs/perf/gro-hot-path.md`).
+//!
+//! Run: `benches/support/gro_dpdk.sh` (builds the peer, dumps, runs this).
+//! Env: `GRO_DPDK_DIR` (peer binary `gro_dpdk` and `streams/`, relative to
+//! the repository root; default `target/dpdk-gro`), `ROUNDS` (5), `MS` (150 per cell and engine), `CPU`
+//! (0, the peer's lcore), `NOPEER=1` (ours alone, for quick experiments).
+//! A free argument filters cells by name (a trailing `$` anchors its end). Without
+//! the peer or its dumps (CI, a fresh checkout) it prints a skip note and
+//! succeeds; in test mode (`cargo test --benches`) one short round checks
+//! the outputs only. `COUNT=N` runs N untimed passes of ours per cell (for
+//! callgrind instruction counts; `COUNT_STREAM=tcp6|raw`: the rewrites).
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use netoffload::gro::{Disposition, Gro, GroConfig, SuperPacket};
+use netoffload::state::{CsumLevel, CsumMeta, CsumState};
+use netoffload::wire::LinkType;
+
+#[path = "support/dpdk_streams.rs"]
+mod dpdk_streams;
+use dpdk_streams::{DPDK_PAGE_OFFSET, Stream, group_term, read_dump, to_raw_ip, to_tcp6};
+
+const BURST: usize = 32;
+const FLOWS: [u32; 4] = [1, 8, 64, 1024];
+
+/// True under `cargo bench`; false in test mode.
+fn benching() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Times this thread has been put on a CPU (`/proc/thread-self/schedstat`,
+/// third field): a change over a pass means it was switched out.
+fn switches() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(2)?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// One stream as ours replays it: frames in place, per-packet metadata, the
+/// engine's link type.
+struct Replay {
+    stream: Stream,
+    metas: Vec<CsumMeta>,
+    link: LinkType,
+}
+
+impl Replay {
+    fn new(
+        frames: &[Vec<u8>],
+        stride: usize,
+        page_off: usize,
+        meta: CsumMeta,
+        link: LinkType,
+    ) -> Replay {
+        // Header bytes: everything before the payload (1448 bytes here).
+        let hdr_len = frames[0].len() - 1448;
+        Replay {
+            stream: Stream::lay_out(frames, stride, page_off, hdr_len),
+            metas: vec![meta; frames.len()],
+            link,
+        }
+    }
+
+    fn engine(&self) -> Box<Gro<64>> {
+        Box::new(Gro::new(GroConfig {
+            link: self.link,
+            ..GroConfig::new()
+        }))
+    }
+}
+
+/// One pass: bursts of 32, every frame received with its own metadata, a
+/// flush after each burst, every output consumed. With `PREFETCH` the loop
+/// hands the engine the next frame first ([`Gro::prefetch`], as a driver
+/// prefetches the next descriptor's data; a no-op unless a software sum is
+/// due, i.e. in `verify` mode). Returns the outputs
+/// (super-packets and packets passed up) and, with `GROUPS`, the peer's
+/// grouping signature.
+#[inline(never)]
+fn pass<const GROUPS: bool, const PREFETCH: bool>(
+    gro: &mut Gro<64>,
+    frames: &[&[u8]],
+    metas: &[CsumMeta],
+) -> (u32, u64) {
+    let (mut out, mut sig, mut segs) = (0u32, 0u64, 0u64);
+    let (mut up, mut up_sig) = (0u32, 0u64);
+    let mut sink = |sp: &SuperPacket| {
+        out += 1;
+        segs += sp.seg_count() as u64;
+        black_box(sp.header());
+        if GROUPS {
+            sig = sig.wrapping_add(group_term(sp.segments().iter().map(|s| s.id)));
+        }
+    };
+    for (b, (fb, mb)) in frames.chunks(BURST).zip(metas.chunks(BURST)).enumerate() {
+        for (k, (f, m)) in fb.iter().zip(mb).enumerate() {
+            let id = (b * BURST + k) as u32;
+            if PREFETCH
+                && let (Some(nf), Some(nm)) =
+                    (frames.get(id as usize + 1), metas.get(id as usize + 1))
+            {
+                gro.prefetch(nf, nm);
+            }
+            if let Disposition::PassUp { meta, .. } = gro.receive(f, id, m.clone(), 0, &mut sink) {
+                let _ = black_box(meta);
+                up += 1;
+                if GROUPS {
+                    up_sig = up_sig.wrapping_add(group_term([id]));
+                }
+            }
+        }
+        gro.flush_all(&mut sink);
+    }
+    black_box(segs);
+    (out + up, sig.wrapping_add(up_sig))
+}
+
+/// What one engine reported for one cell.
+#[derive(Clone, Debug)]
+struct CellResult {
+    ns: f64,
+    out: u32,
+    groups: u64,
+    hash: u64,
+}
+
+/// Ours on `r`: a checked first pass, then timed passes until `ms` of
+/// un-preempted passes (and at least 5) or 3 x `ms` + 0.5 s of wall time,
+/// as the peer does.
+fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
+    let mut gro = r.engine();
+    let hash = r.stream.hash();
+    let (out, groups) = {
+        let frames = r.stream.frames();
+        pass::<true, false>(&mut gro, &frames, &r.metas)
+    };
+    r.stream.reset();
+    let n = r.stream.len() as f64;
+    let hint = std::env::var("HINT").map_or(true, |v| v != "0");
+    let mut samples = Vec::new();
+    let mut kept_ns = 0.0;
+    let start = Instant::now();
+    while (kept_ns < ms * 1e6 || samples.len() < 5)
+        && start.elapsed().as_secs_f64() * 1e9 < 3.0 * ms * 1e6 + 5e8
+    {
+        let frames = r.stream.frames();
+        let c0 = switches();
+        let t0 = Instant::now();
+        let (o, _) = if hint {
+            pass::<false, true>(&mut gro, &frames, &r.metas)
+        } else {
+            pass::<false, false>(&mut gro, &frames, &r.metas)
+        };
+        let dt = t0.elapsed().as_nanos() as f64;
+        let c1 = switches();
+        drop(frames);
+        r.stream.reset();
+        assert_eq!(o, out, "our output count changed between passes");
+        if c1 != c0 {
+            continue;
+        }
+        kept_ns += dt;
+        samples.push(dt / n);
+    }
+    CellResult {
+        ns: median(&mut samples),
+        out,
+        groups,
+        hash,
+    }
+}
+
+/// The peer for one cell: a fresh process, its `CELL` line parsed.
+fn run_peer(bin: &Path, kind: &str, flows: u32, mode: &str, ms: f64) -> CellResult {
+    let cpu = std::env::var("CPU").unwrap_or_else(|_| "0".into());
+    let o = Command::new(bin)
+        .args([
+            "--no-huge",
+            "--no-pci",
+            "-m",
+            "512",
+            "--no-shconf",
+            "--no-telemetry",
+        ])
+        .args(["-l", &cpu, "--log-level=lib.eal:warning", "--"])
+        .arg(format!("ms={ms}"))
+        .arg(format!("kinds={kind}"))
+        .arg(format!("flows={flows}"))
+        .arg(format!("modes={mode}"))
+        .output()
+        .unwrap_or_else(|e| panic!("gro_dpdk: cannot run the peer {}: {e}", bin.display()));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("CELL "))
+        .filter(|l| !l.contains("FAILED") && o.status.success())
+        .unwrap_or_else(|| {
+            panic!(
+                "gro_dpdk: the peer failed on {kind} {flows} {mode}: {text}{}",
+                String::from_utf8_lossy(&o.stderr)
+            )
+        });
+    let field = |k: &str| {
+        line.split_whitespace()
+            .find_map(|t| t.strip_prefix(k)?.strip_prefix('='))
+            .unwrap_or_else(|| panic!("gro_dpdk: no {k}= in {line}"))
+    };
+    let hex = |k: &str| u64::from_str_radix(field(k), 16).expect("hex field");
+    CellResult {
+        ns: field("ns").parse().expect("ns"),
+        out: field("out").parse().expect("out"),
+        groups: hex("groups"),
+        hash: hex("hash"),
+    }
+}
+
+/// A (stream, mode, flows) cell: the peer's stream replayed by ours, and for
+/// TCP the IPv6 and raw-IP rewrites.
+struct Cell {
+    kind: &'static str,
+    flows: u32,
+    mode: &'static str,
+    ours: Replay,
+    tcp6: Option<Replay>,
+    raw: Option<Replay>,
+    peer: Vec<f64>,
+    mine: Vec<f64>,
+    ratio: Vec<f64>,
+    ratio6: Vec<f64>,
+    ratio_raw: Vec<f64>,
+}
+
+impl Cell {
+    fn name(&self) -> String {
+        format!("{}/{}/{}", self.kind, self.mode, self.flows)
+    }
+}
+
+/// The cells whose name contains `filter`, streams read from `streams`.
+fn cells(streams: &Path, filter: Option<&str>) -> Option<Vec<Cell>> {
+    let mut v = Vec::new();
+    let wanted = |kind: &str, mode: &str, flows: u32| {
+        let name = format!("{kind}/{mode}/{flows}");
+        // A trailing `$` anchors the end (`tcp4/verify/1$` is not `.../1024`).
+        filter.is_none_or(|f| match f.strip_suffix('$') {
+            Some(f) => name.ends_with(f),
+            None => name.contains(f),
+        })
+    };
+    for kind in ["tcp4", "vxlan"] {
+        for flows in FLOWS {
+            if !["unnecessary", "verify"]
+                .iter()
+                .any(|m| wanted(kind, m, flows))
+            {
+                continue;
+            }
+            let d = read_dump(&streams.join(format!("{kind}-{flows}.bin")))?;
+            // The peer's page offset, with the dump's alignment mod 64.
+            let off = (DPDK_PAGE_OFFSET & !63) | (d.align64 & 63);
+            for mode in ["unnecessary", "verify"] {
+                if !wanted(kind, mode, flows) {
+                    continue;
+                }
+                let meta = match (mode, kind) {
+                    ("verify", _) => CsumMeta::NONE,
+                    (_, "vxlan") => CsumMeta::from_state(CsumState::Unnecessary {
+                        level: CsumLevel::L1,
+                    }),
+                    _ => CsumMeta::from_state(CsumState::Unnecessary {
+                        level: CsumLevel::L0,
+                    }),
+                };
+                let eth = LinkType::Ethernet;
+                let (tcp6, raw) = if kind == "tcp4" {
+                    let f6: Vec<Vec<u8>> = d.frames.iter().map(|f| to_tcp6(f)).collect();
+                    let fr: Vec<Vec<u8>> = d.frames.iter().map(|f| to_raw_ip(f)).collect();
+                    (
+                        Some(Replay::new(&f6, d.stride, off, meta.clone(), eth)),
+                        Some(Replay::new(
+                            &fr,
+                            d.stride,
+                            off,
+                            meta.clone(),
+                            LinkType::RawIp,
+                        )),
+                    )
+                } else {
+                    (None, None)
+                };
+                v.push(Cell {
+                    kind,
+                    flows,
+                    mode,
+                    ours: Replay::new(&d.frames, d.stride, off, meta, eth),
+                    tcp6,
+                    raw,
+                    peer: vec![],
+                    mine: vec![],
+                    ratio: vec![],
+                    ratio6: vec![],
+                    ratio_raw: vec![],
+                });
+            }
+        }
+    }
+    Some(v)
+}
+
+fn main() {
+    // Relative to the repository root (cargo runs benches in `dev/`).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = root.join(
+        std::env::var_os("GRO_DPDK_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("target/dpdk-gro")),
+    );
+    let bin = dir.join("gro_dpdk");
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let cells = if bin.is_file() {
+        cells(&dir.join("streams"), filter.as_deref())
+    } else {
+        None
+    };
+    let Some(mut cells) = cells else {
+        println!(
+            "gro_dpdk: SKIPPED (no DPDK peer binary or dumped streams under {}; \
+             run benches/support/gro_dpdk.sh to build and dump them)",
+            dir.display()
+        );
+        return;
+    };
+    // COUNT=N: ours alone, N untimed passes per selected cell (for
+    // callgrind: the difference of two counts is N passes of 128 bursts).
+    if let Some(n) = std::env::var("COUNT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        let which = std::env::var("COUNT_STREAM").unwrap_or_default();
+        for c in cells.iter() {
+            let r = match which.as_str() {
+                "tcp6" => c.tcp6.as_ref(),
+                "raw" => c.raw.as_ref(),
+                _ => Some(&c.ours),
+            };
+            let Some(r) = r else { continue };
+            let mut gro = r.engine();
+            let frames = r.stream.frames();
+            let out: u32 = (0..n)
+                .map(|_| pass::<false, true>(&mut gro, &frames, &r.metas).0)
+                .sum();
+            println!("{}: {n} passes, {out} outputs", c.name());
+        }
+        return;
+    }
+    let (rounds, ms) = if benching() {
+        (env_or("ROUNDS", 5usize).max(1), env_or("MS", 150.0))
+    } else {
+        (1, 1.0)
+    };
+    // NOPEER=1: ours alone (quick experiments; nothing checked against DPDK).
+    let no_peer = std::env::var_os("NOPEER").is_some();
+    let load0 = loadavg();
+    println!("gro_dpdk: {rounds} rounds, {ms} ms per cell and engine; load {load0}");
+    for round in 0..rounds {
+        for c in cells.iter_mut() {
+            let name = c.name();
+            let o = run_ours(&mut c.ours, ms);
+            let p = if no_peer {
+                o.clone()
+            } else {
+                run_peer(&bin, c.kind, c.flows, c.mode, ms)
+            };
+            assert_eq!(o.hash, p.hash, "{name}: not the peer's stream");
+            assert_eq!(o.out, p.out, "{name}: outputs per pass differ from DPDK's");
+            assert_eq!(o.groups, p.groups, "{name}: grouping differs from DPDK's");
+            c.peer.push(p.ns);
+            c.mine.push(o.ns);
+            c.ratio.push(p.ns / o.ns);
+            for (r, ratios) in [(&mut c.tcp6, &mut c.ratio6), (&mut c.raw, &mut c.ratio_raw)] {
+                if let Some(r) = r {
+                    let x = run_ours(r, ms);
+                    assert_eq!(x.out, o.out, "{name}: IPv6/raw outputs differ from IPv4's");
+                    assert_eq!(x.groups, o.groups, "{name}: IPv6/raw grouping differs");
+                    ratios.push(x.ns / o.ns);
+                }
+            }
+            eprintln!(
+                "round {round} {name}: dpdk {:.2} ours {:.2} ns/pkt ({:.2}x), out {} groups {:016x}",
+                p.ns,
+                o.ns,
+                p.ns / o.ns,
+                o.out,
+                o.groups
+            );
+        }
+    }
+    println!(
+        "\nGRO vs DPDK 22.11, ns per packet (medians over {rounds} rounds; ratio = median of per-round DPDK/ours)"
+    );
+    println!(
+        "  {:<24} {:>9} {:>9} {:>7}   {:>10} {:>10}",
+        "stream/mode/flows", "dpdk", "ours", "ratio", "ipv6/ipv4", "raw/ipv4"
+    );
+    for c in cells.iter_mut() {
+        let opt = |v: &mut Vec<f64>| {
+            if v.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{:.3}", median(v))
+            }
+        };
+        let (r6, rr) = (opt(&mut c.ratio6), opt(&mut c.ratio_raw));
+        println!(
+            "  {:<24} {:>9.2} {:>9.2} {:>6.2}x   {:>10} {:>10}",
+            c.name(),
+            median(&mut c.peer),
+            median(&mut c.mine),
+            median(&mut c.ratio),
+            r6,
+            rr
+        );
+    }
+    println!("load before {load0}, after {}", loadavg());
+}
