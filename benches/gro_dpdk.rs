@@ -18,9 +18,11 @@
 //! (TUN) run through ours alone in the same rounds, as a ratio to the
 //! Ethernet TCP/IPv4 time (DPDK 22.11 has no IPv6 GRO).
 //!
-//! Ours calls [`Gro::prefetch`] on the next frame before each `receive` (the
-//! peer's loop has no such step; `HINT=0` leaves it out: in `verify` mode
-//! ours is then slower, see `docs/perf/gro-hot-path.md`).
+//! Ours takes each burst whole with [`Gro::receive_burst`], as the peer's
+//! `rte_gro_reassemble_burst` does: the same information, and ours hints the
+//! next frame of the burst to the cache ([`Gro::prefetch`]); `BURST=0` calls
+//! `receive` per frame instead (no hint: in `verify` mode ours is then
+//! slower, see `docs/perf/gro-hot-path.md`).
 //!
 //! Run: `benches/support/gro_dpdk.sh` (builds the peer, dumps, runs this).
 //! Env: `GRO_DPDK_DIR` (peer binary `gro_dpdk` and `streams/`, relative to
@@ -36,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use netoffload::gro::{Disposition, Gro, GroConfig, SuperPacket};
+use netoffload::gro::{BurstFrame, Disposition, Gro, GroConfig, SuperPacket};
 use netoffload::state::{CsumLevel, CsumMeta, CsumState};
 use netoffload::wire::LinkType;
 
@@ -120,14 +122,14 @@ impl Replay {
 }
 
 /// One pass: bursts of 32, every frame received with its own metadata, a
-/// flush after each burst, every output consumed. With `PREFETCH` the loop
-/// hands the engine the next frame first ([`Gro::prefetch`], as a driver
-/// prefetches the next descriptor's data; a no-op unless a software sum is
-/// due, i.e. in `verify` mode). Returns the outputs
+/// flush after each burst, every output consumed. With `BURST_API` each
+/// burst goes in whole ([`Gro::receive_burst`], which hints each next frame
+/// of the burst to the cache when a software sum is due), else frame by
+/// frame. Returns the outputs
 /// (super-packets and packets passed up) and, with `GROUPS`, the peer's
 /// grouping signature.
 #[inline(never)]
-fn pass<const GROUPS: bool, const PREFETCH: bool>(
+fn pass<const GROUPS: bool, const BURST_API: bool>(
     gro: &mut Gro<64>,
     frames: &[&[u8]],
     metas: &[CsumMeta],
@@ -143,26 +145,37 @@ fn pass<const GROUPS: bool, const PREFETCH: bool>(
         }
     };
     for (b, (fb, mb)) in frames.chunks(BURST).zip(metas.chunks(BURST)).enumerate() {
-        for (k, (f, m)) in fb.iter().zip(mb).enumerate() {
-            let id = (b * BURST + k) as u32;
-            if PREFETCH
-                && let (Some(nf), Some(nm)) =
-                    (frames.get(id as usize + 1), metas.get(id as usize + 1))
-            {
-                gro.prefetch(nf, nm);
-            }
-            if let Disposition::PassUp { meta, .. } = gro.receive(f, id, m.clone(), 0, &mut sink) {
+        let mut passed = |id: u32, d: Disposition| {
+            if let Disposition::PassUp { meta, .. } = d {
                 let _ = black_box(meta);
                 up += 1;
                 if GROUPS {
                     up_sig = up_sig.wrapping_add(group_term([id]));
                 }
             }
+        };
+        if BURST_API {
+            let burst = fb.iter().zip(mb).enumerate().map(|(k, (f, m))| BurstFrame {
+                frame: f,
+                id: (b * BURST + k) as u32,
+                meta: m.clone(),
+            });
+            gro.receive_burst(burst, 0, &mut sink, &mut passed);
+        } else {
+            for (k, (f, m)) in fb.iter().zip(mb).enumerate() {
+                let id = (b * BURST + k) as u32;
+                passed(id, gro.receive(f, id, m.clone(), 0, &mut sink));
+            }
         }
         gro.flush_all(&mut sink);
     }
     black_box(segs);
     (out + up, sig.wrapping_add(up_sig))
+}
+
+/// Whether ours takes whole bursts (`BURST=0`: frame by frame).
+fn burst_api() -> bool {
+    std::env::var("BURST").map_or(true, |v| v != "0")
 }
 
 /// What one engine reported for one cell.
@@ -182,11 +195,15 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
     let hash = r.stream.hash();
     let (out, groups) = {
         let frames = r.stream.frames();
-        pass::<true, false>(&mut gro, &frames, &r.metas)
+        if burst_api() {
+            pass::<true, true>(&mut gro, &frames, &r.metas)
+        } else {
+            pass::<true, false>(&mut gro, &frames, &r.metas)
+        }
     };
     r.stream.reset();
     let n = r.stream.len() as f64;
-    let hint = std::env::var("HINT").map_or(true, |v| v != "0");
+    let hint = burst_api();
     let mut samples = Vec::new();
     let mut kept_ns = 0.0;
     let start = Instant::now();

@@ -133,7 +133,7 @@ mod words;
 pub use config::{
     DEFAULT_MAX_SIZE, GroConfig, GroKinds, MAX_HEADER, MAX_SEGS, SoftwareVerify, TunnelPolicy,
 };
-pub use engine::{Gro, GroStats};
+pub use engine::{BurstFrame, Gro, GroStats};
 pub use output::{Disposition, Held, IdMode, Segment, SuperPacket, WriteError};
 pub use reason::FlushReason;
 pub use virtio::{VirtioGsoError, VirtioWriteError, virtio_gso};

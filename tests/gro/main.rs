@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod gro_burst;
 mod gro_csum;
 mod gro_fast;
 mod gro_prop;
