@@ -88,7 +88,10 @@ fn read_limit_avx512(data: &[u8]) -> u64 {
             *a = _mm512_add_epi64(*a, v);
         }
     }
-    let v = _mm512_add_epi64(_mm512_add_epi64(acc[0], acc[1]), _mm512_add_epi64(acc[2], acc[3]));
+    let v = _mm512_add_epi64(
+        _mm512_add_epi64(acc[0], acc[1]),
+        _mm512_add_epi64(acc[2], acc[3]),
+    );
     _mm512_reduce_add_epi64(v) as u64 ^ wrapping_u64(blocks.remainder())
 }
 
