@@ -347,8 +347,10 @@ mod tests {
     }
 
     /// Every CRC level against the table kernel around one and two hybrid
-    /// chunks of the VPCLMULQDQ kernel (whatever its size is), and at every
-    /// tail length the 64-, 16- and 8-byte steps leave after the folds.
+    /// chunks of the VPCLMULQDQ kernel (whatever its size is), at every length
+    /// from 250 to 1200 bytes (the 256- and 512-byte fold thresholds and every
+    /// tail the 64-, 16- and 8-byte steps leave) and at every fifth length up
+    /// to one hybrid chunk (the lengths a mid-size kernel would split).
     #[test]
     fn crc_levels_equal_table_around_hybrid_chunks() {
         #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
@@ -360,8 +362,13 @@ mod tests {
             *b = (i as u32).wrapping_mul(0x9E37_79B9).rotate_left(11) as u8;
         }
         let around = |c: usize| (c - 70..c + 330).step_by(3);
-        let short = (500..900).step_by(1);
-        for len in around(chunk).chain(around(2 * chunk)).chain(short) {
+        let short = 250..1200;
+        let mid = (1200..chunk).step_by(5);
+        for len in around(chunk)
+            .chain(around(2 * chunk))
+            .chain(short)
+            .chain(mid)
+        {
             if len + 7 > buf.len() {
                 continue;
             }
