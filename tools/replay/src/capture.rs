@@ -5,6 +5,7 @@
 use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use netoffload::wire::LinkType;
 use pcap_parser::pcapng::Block;
@@ -24,6 +25,35 @@ pub struct Frame {
     /// Link framing that could not be understood (e.g. a NULL header with an
     /// unknown address family): the frame counts as malformed.
     pub bad_link: Option<String>,
+}
+
+/// One captured frame as it lies in the reader's buffer (nothing copied), for
+/// `--threads` workers that skip the frames of other queues.
+#[derive(Clone, Debug)]
+pub struct FrameRef<'a> {
+    /// The bytes from the Ethernet header (or the IP header for other link types).
+    pub bytes: &'a [u8],
+    /// How `bytes` begins.
+    pub link: LinkType,
+    /// Capture timestamp in microseconds.
+    pub ts_us: u64,
+    /// True when fewer bytes were captured than were on the wire.
+    pub truncated: bool,
+    /// Link framing that could not be understood (the frame counts as malformed).
+    pub bad_link: Option<String>,
+}
+
+impl FrameRef<'_> {
+    /// The frame with its bytes copied out of the reader's buffer.
+    pub fn to_owned_frame(&self) -> Frame {
+        Frame {
+            bytes: self.bytes.to_vec(),
+            link: self.link,
+            ts_us: self.ts_us,
+            truncated: self.truncated,
+            bad_link: self.bad_link.clone(),
+        }
+    }
 }
 
 /// A capture that cannot be read at all (nothing was read from it).
@@ -98,16 +128,16 @@ fn link_of(l: Linktype) -> Result<Link, CaptureError> {
 }
 
 /// Normalises one captured frame.
-fn frame(link: Link, data: &[u8], ts_us: u64, orig_len: u32) -> Frame {
+fn frame<'a>(link: Link, data: &'a [u8], ts_us: u64, orig_len: u32) -> FrameRef<'a> {
     let truncated = (data.len() as u64) < u64::from(orig_len);
-    let mut f = Frame {
-        bytes: Vec::new(),
+    let mut f = FrameRef {
+        bytes: &[],
         link: LinkType::RawIp,
         ts_us,
         truncated,
         bad_link: None,
     };
-    let strip = |f: &mut Frame, n: usize, ok: bool, what: String| {
+    let strip = |f: &mut FrameRef<'a>, n: usize, ok: bool, what: String| {
         if data.len() < n {
             f.bad_link = Some(format!(
                 "{what}: frame shorter than its {n}-byte link header"
@@ -115,14 +145,14 @@ fn frame(link: Link, data: &[u8], ts_us: u64, orig_len: u32) -> Frame {
         } else if !ok {
             f.bad_link = Some(what);
         }
-        f.bytes = data.get(n..).unwrap_or_default().to_vec();
+        f.bytes = data.get(n..).unwrap_or_default();
     };
     match link {
         Link::Ethernet => {
             f.link = LinkType::Ethernet;
-            f.bytes = data.to_vec();
+            f.bytes = data;
         }
-        Link::Raw => f.bytes = data.to_vec(),
+        Link::Raw => f.bytes = data,
         Link::Sll => {
             let proto = be16(data, 14);
             strip(
@@ -262,6 +292,69 @@ struct Framing {
 
 /// Opens `path` (`-` is standard input) and reads its file header.
 pub fn open(path: &str) -> Result<Reader, CaptureError> {
+    open_teed(path, 0).map(|(r, _)| r)
+}
+
+/// One read of the source, shared by the readers of the other workers (`None`: a read error).
+type Chunk = Option<Arc<[u8]>>;
+
+/// Reads handed on to the other workers' readers ahead of each one: small, since
+/// the first reader waits for the slowest (memory stays bounded).
+const TEE_DEPTH: usize = 4;
+
+/// Passes every read of the source on to `copies` other readers as well.
+struct Tee<R> {
+    inner: R,
+    copies: Vec<SyncSender<Chunk>>,
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let r = self.inner.read(buf);
+        let chunk: Chunk = match &r {
+            Ok(n) => Some(Arc::from(&buf[..*n])),
+            Err(_) => None,
+        };
+        for c in &self.copies {
+            // A reader that is gone (its worker stopped) no longer needs the bytes.
+            let _ = c.send(chunk.clone());
+        }
+        r
+    }
+}
+
+/// A source that repeats, read for read, what the first reader's source returned:
+/// the same bytes in the same pieces, so both readers see the same blocks.
+struct Replayed {
+    from: Receiver<Chunk>,
+    chunk: Arc<[u8]>,
+    at: usize,
+}
+
+impl Read for Replayed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.chunk.len() {
+            match self.from.recv() {
+                Ok(Some(c)) => {
+                    self.chunk = c;
+                    self.at = 0;
+                }
+                Ok(None) => return Err(std::io::Error::other("read error")),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// Opens `path` for `1 + copies` readers (one per `--threads` worker, each
+/// parsing every frame and keeping its own): the source is read once, by the
+/// first reader, and each read is handed on to the others, so standard input
+/// works too. The copies must be read alongside the first (on other threads).
+pub fn open_teed(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), CaptureError> {
     let read = Arc::new(AtomicU64::new(0));
     let (source, size): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
         (Box::new(std::io::stdin()), None)
@@ -283,7 +376,35 @@ pub fn open(path: &str) -> Result<Reader, CaptureError> {
         inner: source,
         read: read.clone(),
     };
-    let inner = match pcap_parser::create_reader(1 << 20, counted) {
+    let (senders, receivers): (Vec<_>, Vec<_>) =
+        (0..copies).map(|_| sync_channel(TEE_DEPTH)).unzip();
+    let tee = Tee {
+        inner: counted,
+        copies: senders,
+    };
+    let first = from_source(path, Box::new(tee), read, size)?;
+    // The first reader's opening read is in every channel: the copies open now.
+    let mut others = Vec::with_capacity(copies);
+    for from in receivers {
+        let replayed = Replayed {
+            from,
+            chunk: Arc::from(&[][..]),
+            at: 0,
+        };
+        let counter = Arc::new(AtomicU64::new(0));
+        others.push(from_source(path, Box::new(replayed), counter, size)?);
+    }
+    Ok((first, others))
+}
+
+/// A reader over `source`, its file header read.
+fn from_source(
+    path: &str,
+    source: Box<dyn Read + Send>,
+    read: Arc<AtomicU64>,
+    size: Option<u64>,
+) -> Result<Reader, CaptureError> {
+    let inner = match pcap_parser::create_reader(1 << 20, source) {
         Ok(r) => r,
         Err(PcapError::Eof) => {
             return Err(CaptureError::Open(
@@ -372,6 +493,15 @@ impl Reader {
         &self.framing.path
     }
 
+    /// Ends the stream on `e` (what the iterator does with a header error).
+    pub fn record_error(&mut self, e: CaptureError) {
+        self.end = Some(End::Broken {
+            frames: self.frames,
+            offset: 0,
+            why: e.to_string(),
+        });
+    }
+
     /// Warnings met so far (taken: each is returned once).
     pub fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.framing.warnings)
@@ -380,6 +510,15 @@ impl Reader {
     /// The next frame; `Ok(None)` at the end of the capture (see [`Reader::end`]);
     /// `Err` only for a legacy file header of an unsupported link type.
     pub fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+        self.next_with(|f| f.to_owned_frame())
+    }
+
+    /// Hands the next frame, still in the read buffer, to `use_frame` and
+    /// returns what it returns; `Ok(None)` at the end, as [`Reader::next_frame`].
+    pub fn next_with<T>(
+        &mut self,
+        use_frame: impl FnOnce(FrameRef<'_>) -> T,
+    ) -> Result<Option<T>, CaptureError> {
         if self.end.is_some() {
             return Ok(None);
         }
@@ -387,13 +526,15 @@ impl Reader {
             let offset = self.inner.consumed() as u64;
             match self.inner.next() {
                 Ok((len, block)) => {
-                    let frame = self.framing.block(block)?;
+                    let Some(f) = self.framing.block(block)? else {
+                        self.inner.consume(len);
+                        continue;
+                    };
+                    self.frames += 1;
+                    self.framing.last_ts = f.ts_us;
+                    let out = use_frame(f);
                     self.inner.consume(len);
-                    if let Some(f) = frame {
-                        self.frames += 1;
-                        self.framing.last_ts = f.ts_us;
-                        return Ok(Some(f));
-                    }
+                    return Ok(Some(out));
                 }
                 Err(PcapError::Eof) => {
                     self.end = Some(End::Clean);
@@ -468,7 +609,10 @@ impl Reader {
 
 impl Framing {
     /// One block: a frame, or header bookkeeping (`None`).
-    fn block(&mut self, block: PcapBlockOwned<'_>) -> Result<Option<Frame>, CaptureError> {
+    fn block<'a>(
+        &mut self,
+        block: PcapBlockOwned<'a>,
+    ) -> Result<Option<FrameRef<'a>>, CaptureError> {
         Ok(match block {
             PcapBlockOwned::LegacyHeader(h) => {
                 let link = link_of(h.network)?;
@@ -542,9 +686,9 @@ impl Framing {
     }
 
     /// A frame this tool cannot frame (counted as malformed, never dropped).
-    fn unusable(&self, why: String) -> Frame {
-        Frame {
-            bytes: Vec::new(),
+    fn unusable(&self, why: String) -> FrameRef<'static> {
+        FrameRef {
+            bytes: &[],
             link: LinkType::Ethernet,
             ts_us: self.last_ts,
             truncated: false,
@@ -561,11 +705,7 @@ impl Iterator for Reader {
         match self.next_frame() {
             Ok(f) => f,
             Err(e) => {
-                self.end = Some(End::Broken {
-                    frames: self.frames,
-                    offset: 0,
-                    why: e.to_string(),
-                });
+                self.record_error(e);
                 None
             }
         }

@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
-use crate::app::{Input, class_of};
+use crate::app::{Input, class_for};
+use crate::capture::{FrameRef, Reader};
 use crate::cli::{Options, Policy};
 use crate::explain;
 use crate::gro_run::{Config, Cost, Engine, Out};
@@ -144,13 +145,14 @@ impl Queue {
         outs
     }
 
-    /// Receives frame number `frame` (already walked).
-    pub fn frame(&mut self, frame: u64, inp: &Input, w: Walk) -> Done {
-        let class = class_of(inp, &w);
+    /// Receives frame number `frame` (already walked); `class` is the mix's
+    /// class of the frame (empty for a capture's).
+    pub fn frame(&mut self, frame: u64, inp: &FrameRef<'_>, class: &'static str, w: Walk) -> Done {
+        let class = class_for(class, inp.bad_link.is_some(), &w);
         // The device's work is not part of the measured time.
-        let report = nic::report(self.spec.profile, &inp.bytes, &w);
+        let report = nic::report(self.spec.profile, inp.bytes, &w);
         let verdict_rows = if self.spec.verdicts && inp.bad_link.is_none() {
-            verdicts::frame_rows(frame, &inp.bytes, &w, inp.truncated)
+            verdicts::frame_rows(frame, inp.bytes, &w, inp.truncated)
         } else {
             Vec::new()
         };
@@ -175,7 +177,7 @@ impl Queue {
         self.held.insert(frame, class);
         let r = self.engine.receive(
             frame,
-            &inp.bytes,
+            inp.bytes,
             &w,
             report,
             want.then_some(&mut self.steps),
@@ -204,7 +206,7 @@ impl Queue {
                 frame,
                 class,
                 inp.bytes.len(),
-                &w.chain(&inp.bytes),
+                &w.chain(inp.bytes),
                 report,
                 &self.steps,
                 &r.verdict,
@@ -238,6 +240,11 @@ pub trait Outputs {
     fn out(&mut self, n: u64, out: &Out);
     /// One `--explain` line.
     fn explain(&mut self, line: &str);
+    /// True when it wants the per-frame outputs above (else only the
+    /// statistics count, and `--threads` workers need not merge frame by frame).
+    fn per_frame(&self) -> bool {
+        true
+    }
 }
 
 /// Keeps everything in memory (tests).
@@ -270,6 +277,9 @@ impl Outputs for Discard {
     fn verdicts(&mut self, _: &[Row]) {}
     fn out(&mut self, _: u64, _: &Out) {}
     fn explain(&mut self, _: &str) {}
+    fn per_frame(&self) -> bool {
+        false
+    }
 }
 
 /// The `--gro` CSV writer with its header written.
@@ -401,6 +411,9 @@ impl Outputs for Writers {
             self.keep("--explain", r);
         }
     }
+    fn per_frame(&self) -> bool {
+        self.verdicts.is_some() || self.gro.is_some() || self.explain.is_some()
+    }
 }
 
 /// The progress line on stderr: frames, bytes read and, for a file, an ETA.
@@ -525,9 +538,71 @@ impl Totals<'_> {
     }
 }
 
-/// Replays a stream of frames once; outputs go to `sink` as they are merged.
+/// Where a run's frames come from.
+pub enum Frames<'a> {
+    /// In memory (the built-in mix, tests): every worker reads the same slice.
+    Inputs(&'a [Input]),
+    /// A capture: the first reader, and one copy per other worker
+    /// ([`crate::capture::open_teed`], as many as `--threads` minus one).
+    Capture(&'a mut Reader, Vec<Reader>),
+}
+
+/// One worker's view of the frames: every frame of the run, in order.
+enum Feed<'a> {
+    Inputs(&'a [Input]),
+    Borrowed(&'a mut Reader),
+    Owned(Reader),
+}
+
+impl Feed<'_> {
+    /// Calls `each` with every frame (and its mix class) until the end.
+    fn for_each(self, mut each: impl FnMut(FrameRef<'_>, &'static str)) {
+        match self {
+            Feed::Inputs(inputs) => {
+                for inp in inputs {
+                    let f = FrameRef {
+                        bytes: &inp.bytes,
+                        link: inp.link,
+                        ts_us: inp.ts_us,
+                        truncated: inp.truncated,
+                        bad_link: inp.bad_link.clone(),
+                    };
+                    each(f, inp.class);
+                }
+            }
+            Feed::Borrowed(r) => read_all(r, &mut each),
+            Feed::Owned(mut r) => read_all(&mut r, &mut each),
+        }
+    }
+}
+
+/// Every frame of a reader; an unsupported legacy link type ends the stream
+/// as the reader's iterator does (recorded in its end).
+fn read_all(r: &mut Reader, each: &mut impl FnMut(FrameRef<'_>, &'static str)) {
+    loop {
+        match r.next_with(|f| each(f, "")) {
+            Ok(Some(())) => {}
+            Ok(None) => return,
+            Err(e) => {
+                r.record_error(e);
+                return;
+            }
+        }
+    }
+}
+
+/// Replays the frames once; outputs go to `sink` as they are merged.
+///
+/// `--threads N`: N workers, each reading every frame (from memory, or from its
+/// own copy of the capture's reads), keeping those whose RSS queue is its own
+/// and running them through its own queue. Frames of other queues cost a
+/// header parse and a hash. With no per-frame output wanted, the calling
+/// thread is worker 0 and the statistics are added up at the end (no frame
+/// crosses a thread); with per-frame outputs, the workers hand over their
+/// results in batches of [`BATCH`] frame numbers and this thread merges them in
+/// frame order.
 pub fn run(
-    src: impl Iterator<Item = Input> + Send,
+    frames: Frames<'_>,
     spec: &RunSpec,
     sink: &mut dyn Outputs,
     progress: &mut Progress,
@@ -541,10 +616,24 @@ pub fn run(
         out_n: 0,
         sink,
     };
-    let busy = if spec.threads <= 1 {
-        one_queue(src, spec, &mut t, progress)
+    let n = spec.threads.max(1);
+    let mut feeds: Vec<Feed<'_>> = match frames {
+        Frames::Inputs(i) => (0..n).map(|_| Feed::Inputs(i)).collect(),
+        Frames::Capture(first, copies) => std::iter::once(Feed::Borrowed(first))
+            .chain(copies.into_iter().map(Feed::Owned))
+            .collect(),
+    };
+    let busy = if n == 1 {
+        let feed = feeds.pop().expect("one feed");
+        let mut to = Direct {
+            totals: &mut t,
+            progress: Some(progress),
+        };
+        work(spec, 0, 1, feed, &mut to)
+    } else if t.sink.per_frame() {
+        merged(spec, feeds, &mut t, progress)
     } else {
-        queues(src, spec, &mut t, progress)
+        summed(spec, feeds, &mut t, progress)
     };
     let n = t.stats.packets_in;
     t.stats.ns_per_packet = if n == 0 {
@@ -555,79 +644,181 @@ pub fn run(
     t.stats
 }
 
-fn one_queue(
-    src: impl Iterator<Item = Input>,
-    spec: &RunSpec,
-    t: &mut Totals<'_>,
-    progress: &mut Progress,
-) -> Duration {
-    let mut q = Queue::new(spec);
-    for (i, inp) in src.enumerate() {
-        let frame = i as u64 + 1;
-        let w = walk::walk(&inp.bytes, inp.link);
-        let d = q.frame(frame, &inp, w);
-        t.frame(&d);
-        progress.tick(frame);
-    }
-    let outs = q.finish();
-    t.outs(&outs);
-    q.busy
+/// Where a worker's results go.
+trait Results {
+    /// One of its frames, in frame order.
+    fn frame(&mut self, d: Done);
+    /// Frame `n` of the run was read (its own or another queue's).
+    fn read(&mut self, n: u64);
+    /// What the queue held at the end, and its busy time.
+    fn end(&mut self, outs: Vec<(Out, &'static str)>, busy: Duration);
 }
 
-/// Frames per batch handed to the workers (fewer when the bytes reach `CHUNK_BYTES`).
-const CHUNK_FRAMES: usize = 4096;
-/// Bytes per batch: bounds the memory in flight whatever the frame sizes.
-const CHUNK_BYTES: usize = 2 << 20;
-/// Batches queued per worker, each way.
+/// Straight into the statistics and outputs (one queue, or a worker's own totals).
+struct Direct<'t, 'a> {
+    totals: &'t mut Totals<'a>,
+    progress: Option<&'t mut Progress>,
+}
+
+impl Results for Direct<'_, '_> {
+    fn frame(&mut self, d: Done) {
+        self.totals.frame(&d);
+    }
+    fn read(&mut self, n: u64) {
+        if let Some(p) = &mut self.progress {
+            p.tick(n);
+        }
+    }
+    fn end(&mut self, outs: Vec<(Out, &'static str)>, _: Duration) {
+        self.totals.outs(&outs);
+    }
+}
+
+/// Frame numbers per batch a worker hands to the merge.
+pub const BATCH: u64 = 4096;
+/// Batches queued per worker.
 const DEPTH: usize = 4;
 
-type Batch = Vec<(u64, Input, Option<Walk>)>;
-
 enum Msg {
+    /// The worker's frames among the next [`BATCH`] frame numbers.
     Part(Vec<Done>),
+    /// The end: what its queue still held, and its busy time.
     End(Vec<(Out, &'static str)>, Duration),
 }
 
-/// `--threads N`: a reader thread walks each frame and picks its queue by the
-/// RSS hash; N workers run a queue each; this thread merges in frame order.
-/// Every batch goes to every worker (possibly empty) so the merge takes one
-/// reply from each worker per batch, in order.
-fn queues(
-    src: impl Iterator<Item = Input> + Send,
+/// To the merging thread, a batch at a time.
+struct Batches {
+    part: Vec<Done>,
+    to: SyncSender<Msg>,
+}
+
+impl Results for Batches {
+    fn frame(&mut self, d: Done) {
+        self.part.push(d);
+    }
+    fn read(&mut self, n: u64) {
+        if n.is_multiple_of(BATCH) {
+            let _ = self.to.send(Msg::Part(std::mem::take(&mut self.part)));
+        }
+    }
+    fn end(&mut self, outs: Vec<(Out, &'static str)>, busy: Duration) {
+        let _ = self.to.send(Msg::Part(std::mem::take(&mut self.part)));
+        let _ = self.to.send(Msg::End(outs, busy));
+    }
+}
+
+/// Worker `me` of `n`: reads every frame of `feed`, runs its own through a
+/// queue, hands results to `to`; its queue's busy time.
+fn work(spec: &RunSpec, me: usize, n: usize, feed: Feed<'_>, to: &mut dyn Results) -> Duration {
+    let mut q = Queue::new(spec);
+    let mut frame = 0u64;
+    feed.for_each(|f, class| {
+        frame += 1;
+        let (mine, walked) = match spec.rss {
+            _ if n == 1 => (true, None),
+            // Outer hashing reads the headers directly, as a NIC's parser does.
+            RssMode::Outer => (rss::outer_queue(f.bytes, f.link, n) == me, None),
+            // Inner hashing needs the walk, kept for the frame if it is ours.
+            RssMode::Inner => {
+                let w = walk::walk(f.bytes, f.link);
+                (rss::queue(f.bytes, &w, RssMode::Inner, n) == me, Some(w))
+            }
+        };
+        if mine {
+            let w = walked.unwrap_or_else(|| walk::walk(f.bytes, f.link));
+            to.frame(q.frame(frame, &f, class, w));
+        }
+        to.read(frame);
+    });
+    let outs = q.finish();
+    to.end(outs, q.busy);
+    q.busy
+}
+
+/// No per-frame output: this thread is worker 0 (with the progress line), the
+/// others run beside it, each with its own statistics, added up at the end.
+fn summed(
     spec: &RunSpec,
+    feeds: Vec<Feed<'_>>,
     t: &mut Totals<'_>,
     progress: &mut Progress,
 ) -> Duration {
-    let n = spec.threads;
+    let n = feeds.len();
+    let mut feeds = feeds.into_iter();
+    let first = feeds.next().expect("one feed per worker");
     std::thread::scope(|s| {
-        let mut to_workers: Vec<SyncSender<Batch>> = Vec::new();
-        let mut from_workers: Vec<Receiver<Msg>> = Vec::new();
-        for _ in 0..n {
-            let (tx, rx) = sync_channel::<Batch>(DEPTH);
-            let (rtx, rrx) = sync_channel::<Msg>(DEPTH);
-            to_workers.push(tx);
-            from_workers.push(rrx);
-            s.spawn(move || worker(spec, rx, rtx));
+        let others: Vec<_> = feeds
+            .enumerate()
+            .map(|(i, feed)| {
+                s.spawn(move || {
+                    let mut sink = Discard;
+                    let mut own = Totals {
+                        stats: RunStats::default(),
+                        out_n: 0,
+                        sink: &mut sink,
+                    };
+                    let mut to = Direct {
+                        totals: &mut own,
+                        progress: None,
+                    };
+                    let busy = work(spec, i + 1, n, feed, &mut to);
+                    (own.stats, busy)
+                })
+            })
+            .collect();
+        let mut to = Direct {
+            totals: t,
+            progress: Some(progress),
+        };
+        let mut busy = work(spec, 0, n, first, &mut to);
+        for h in others {
+            // A worker that panicked has no statistics to add: a bug, made loud.
+            let (stats, b) = h.join().expect("replay worker");
+            t.stats.absorb(&stats);
+            busy += b;
         }
-        s.spawn(move || reader(src, spec, to_workers));
+        busy
+    })
+}
+
+/// Per-frame outputs: every worker on its own thread, this one merging their
+/// batches in frame order (the same batch boundaries for all: each worker reads every frame).
+fn merged(
+    spec: &RunSpec,
+    feeds: Vec<Feed<'_>>,
+    t: &mut Totals<'_>,
+    progress: &mut Progress,
+) -> Duration {
+    let n = feeds.len();
+    std::thread::scope(|s| {
+        let mut from: Vec<Option<Receiver<Msg>>> = Vec::new();
+        for (me, feed) in feeds.into_iter().enumerate() {
+            let (tx, rx) = sync_channel::<Msg>(DEPTH);
+            from.push(Some(rx));
+            s.spawn(move || {
+                let mut to = Batches {
+                    part: Vec::new(),
+                    to: tx,
+                };
+                work(spec, me, n, feed, &mut to);
+            });
+        }
         let mut busy = Duration::ZERO;
+        let mut ends = Vec::new();
         let mut frames = 0u64;
-        loop {
+        while from.iter().any(Option::is_some) {
             let mut parts = Vec::with_capacity(n);
-            let mut ends = Vec::new();
-            for rx in &from_workers {
+            for slot in &mut from {
+                let Some(rx) = slot else { continue };
                 match rx.recv() {
                     Ok(Msg::Part(p)) => parts.push(p.into_iter().peekable()),
-                    Ok(Msg::End(outs, b)) => ends.push((outs, b)),
-                    Err(_) => ends.push((Vec::new(), Duration::ZERO)),
+                    Ok(Msg::End(outs, b)) => {
+                        ends.push(outs);
+                        busy += b;
+                        *slot = None;
+                    }
+                    Err(_) => *slot = None,
                 }
-            }
-            if !ends.is_empty() {
-                for (outs, b) in ends {
-                    t.outs(&outs);
-                    busy += b;
-                }
-                return busy;
             }
             // k-way merge by frame number.
             loop {
@@ -644,63 +835,9 @@ fn queues(
                 }
             }
         }
+        for outs in ends {
+            t.outs(&outs);
+        }
+        busy
     })
-}
-
-fn reader(src: impl Iterator<Item = Input>, spec: &RunSpec, to: Vec<SyncSender<Batch>>) {
-    let n = to.len();
-    let mut batches: Vec<Batch> = (0..n).map(|_| Vec::new()).collect();
-    let mut frames = 0usize;
-    let mut bytes = 0usize;
-    let send = |batches: &mut Vec<Batch>| -> bool {
-        batches
-            .iter_mut()
-            .zip(&to)
-            .all(|(b, tx)| tx.send(std::mem::take(b)).is_ok())
-    };
-    for (i, inp) in src.enumerate() {
-        // Outer hashing reads the headers directly (the walk is the workers'
-        // job); inner hashing needs the walk, which then travels with the frame.
-        let (q, w) = match spec.rss {
-            RssMode::Outer => (
-                rss::queue_of(rss::outer_tuple(&inp.bytes, inp.link).as_deref(), n),
-                None,
-            ),
-            RssMode::Inner => {
-                let w = walk::walk(&inp.bytes, inp.link);
-                (rss::queue(&inp.bytes, &w, RssMode::Inner, n), Some(w))
-            }
-        };
-        bytes += inp.bytes.len();
-        frames += 1;
-        batches[q].push((i as u64 + 1, inp, w));
-        if frames >= CHUNK_FRAMES || bytes >= CHUNK_BYTES {
-            if !send(&mut batches) {
-                return;
-            }
-            frames = 0;
-            bytes = 0;
-        }
-    }
-    if frames > 0 {
-        send(&mut batches);
-    }
-}
-
-fn worker(spec: &RunSpec, rx: Receiver<Batch>, tx: SyncSender<Msg>) {
-    let mut q = Queue::new(spec);
-    for batch in rx {
-        let done: Vec<Done> = batch
-            .into_iter()
-            .map(|(frame, inp, w)| {
-                let w = w.unwrap_or_else(|| walk::walk(&inp.bytes, inp.link));
-                q.frame(frame, &inp, w)
-            })
-            .collect();
-        if tx.send(Msg::Part(done)).is_err() {
-            return;
-        }
-    }
-    let outs = q.finish();
-    let _ = tx.send(Msg::End(outs, q.busy));
 }
