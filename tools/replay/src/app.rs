@@ -202,10 +202,10 @@ pub fn main_with(o: &Options) -> Result<(), String> {
     let mut runs = Vec::new();
     let title = match &o.file {
         Some(path) => {
-            // One reader per worker; the source is read once (see `capture::open_teed`).
+            // One reader per worker; the source is read once (see `capture::open_shared`).
             let copies = o.threads.max(1) - 1;
             let (mut reader, copies) =
-                capture::open_teed(path, copies).map_err(|e| e.to_string())?;
+                capture::open_shared(path, copies).map_err(|e| e.to_string())?;
             let (p, pol) = (profiles[0], policies[0]);
             let spec = RunSpec::new(p, pol, o, true);
             let show = o.progress || std::io::stderr().is_terminal();

@@ -2,10 +2,11 @@
 //! at a time from a file or standard input; link headers other than Ethernet
 //! are stripped so the frame starts at IP.
 
+use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Condvar, Mutex};
 
 use netoffload::wire::LinkType;
 use pcap_parser::pcapng::Block;
@@ -292,69 +293,138 @@ struct Framing {
 
 /// Opens `path` (`-` is standard input) and reads its file header.
 pub fn open(path: &str) -> Result<Reader, CaptureError> {
-    open_teed(path, 0).map(|(r, _)| r)
+    open_shared(path, 0).map(|(r, _)| r)
 }
 
-/// One read of the source, shared by the readers of the other workers (`None`: a read error).
-type Chunk = Option<Arc<[u8]>>;
+/// Bytes per read of a shared source (the size of each reader's buffer too).
+const SHARED_READ: usize = 1 << 20;
+/// Reads kept for the readers behind: the reader this many reads ahead of the
+/// slowest waits (memory stays bounded).
+const SHARED_AHEAD: usize = 8;
 
-/// Reads handed on to the other workers' readers ahead of each one: small, since
-/// the first reader waits for the slowest (memory stays bounded).
-const TEE_DEPTH: usize = 4;
-
-/// Passes every read of the source on to `copies` other readers as well.
-struct Tee<R> {
-    inner: R,
-    copies: Vec<SyncSender<Chunk>>,
+/// A source read once for several readers (one per `--threads` worker): the
+/// reader that first needs the next piece reads it, the others take the piece
+/// kept for them. So every worker parses every frame, standard input works,
+/// and the reading (and its system time) falls to whichever worker is ahead.
+struct Shared {
+    state: Mutex<SharedState>,
+    source: Mutex<Box<dyn Read + Send>>,
+    moved: Condvar,
 }
 
-impl<R: Read> Read for Tee<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let r = self.inner.read(buf);
-        let chunk: Chunk = match &r {
-            Ok(n) => Some(Arc::from(&buf[..*n])),
-            Err(_) => None,
-        };
-        for c in &self.copies {
-            // A reader that is gone (its worker stopped) no longer needs the bytes.
-            let _ = c.send(chunk.clone());
+struct SharedState {
+    /// Reads kept, numbered from `first` (`None`: the read failed).
+    kept: VecDeque<Option<Piece>>,
+    first: usize,
+    /// The number of the next read each reader takes.
+    next: Vec<usize>,
+    /// A reader is reading the source (outside the lock).
+    reading: bool,
+    /// The source is exhausted (or failed): no read after the kept ones.
+    ended: bool,
+    /// Buffers of dropped reads, for the next ones.
+    spare: Vec<Vec<u8>>,
+}
+
+impl Shared {
+    /// Read number `next[me]` for reader `me`: kept, read now, or waited for.
+    fn take(&self, me: usize) -> Option<Piece> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let i = s.next[me];
+            if i < s.first + s.kept.len() {
+                let piece = s.kept[i - s.first].clone();
+                s.next[me] += 1;
+                // A read every reader has moved past (each still holds its
+                // current one, the read before its next) is dropped.
+                let slowest = s.next.iter().copied().min().unwrap_or(0);
+                while s.first + 1 < slowest {
+                    if let Some(Some(old)) = s.kept.pop_front()
+                        && let Ok(buf) = Arc::try_unwrap(old.bytes)
+                    {
+                        s.spare.push(buf);
+                    }
+                    s.first += 1;
+                }
+                self.moved.notify_all();
+                return piece;
+            }
+            if s.ended {
+                return Some(Piece::default());
+            }
+            if s.reading || s.kept.len() >= SHARED_AHEAD {
+                s = self.moved.wait(s).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            s.reading = true;
+            let mut buf = s.spare.pop().unwrap_or_else(|| vec![0; SHARED_READ]);
+            drop(s);
+            let r = self
+                .source
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .read(&mut buf);
+            s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            s.reading = false;
+            match r {
+                Ok(n) => {
+                    s.ended = n == 0;
+                    s.kept.push_back(Some(Piece {
+                        bytes: Arc::new(buf),
+                        len: n,
+                    }));
+                }
+                Err(_) => {
+                    s.ended = true;
+                    s.kept.push_back(None);
+                }
+            }
+            self.moved.notify_all();
         }
-        r
     }
 }
 
-/// A source that repeats, read for read, what the first reader's source returned:
-/// the same bytes in the same pieces, so both readers see the same blocks.
-struct Replayed {
-    from: Receiver<Chunk>,
-    chunk: Arc<[u8]>,
+/// One read of a shared source: the first `len` bytes of a reused buffer.
+#[derive(Clone, Default)]
+struct Piece {
+    bytes: Arc<Vec<u8>>,
+    len: usize,
+}
+
+/// One reader's view of a [`Shared`] source.
+struct SharedReader {
+    shared: Arc<Shared>,
+    me: usize,
+    piece: Piece,
     at: usize,
 }
 
-impl Read for Replayed {
+impl Read for SharedReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.at == self.chunk.len() {
-            match self.from.recv() {
-                Ok(Some(c)) => {
-                    self.chunk = c;
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.at == self.piece.len {
+            match self.shared.take(self.me) {
+                Some(p) => {
+                    self.piece = p;
                     self.at = 0;
                 }
-                Ok(None) => return Err(std::io::Error::other("read error")),
-                Err(_) => return Ok(0),
+                None => return Err(std::io::Error::other("read error")),
             }
         }
-        let n = buf.len().min(self.chunk.len() - self.at);
-        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        let n = buf.len().min(self.piece.len - self.at);
+        buf[..n].copy_from_slice(&self.piece.bytes[self.at..self.at + n]);
         self.at += n;
         Ok(n)
     }
 }
 
 /// Opens `path` for `1 + copies` readers (one per `--threads` worker, each
-/// parsing every frame and keeping its own): the source is read once, by the
-/// first reader, and each read is handed on to the others, so standard input
-/// works too. The copies must be read alongside the first (on other threads).
-pub fn open_teed(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), CaptureError> {
+/// parsing every frame and keeping its own): the source is read once and
+/// shared ([`Shared`]), so standard input works too. The readers must be read
+/// alongside each other (on their own threads): one far ahead waits.
+pub fn open_shared(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), CaptureError> {
     let read = Arc::new(AtomicU64::new(0));
     let (source, size): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
         (Box::new(std::io::stdin()), None)
@@ -376,24 +446,42 @@ pub fn open_teed(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), Cap
         inner: source,
         read: read.clone(),
     };
-    let (senders, receivers): (Vec<_>, Vec<_>) =
-        (0..copies).map(|_| sync_channel(TEE_DEPTH)).unzip();
-    let tee = Tee {
-        inner: counted,
-        copies: senders,
-    };
-    let first = from_source(path, Box::new(tee), read, size)?;
-    // The first reader's opening read is in every channel: the copies open now.
-    let mut others = Vec::with_capacity(copies);
-    for from in receivers {
-        let replayed = Replayed {
-            from,
-            chunk: Arc::from(&[][..]),
+    if copies == 0 {
+        return Ok((
+            from_source(path, Box::new(counted), read, size)?,
+            Vec::new(),
+        ));
+    }
+    let shared = Arc::new(Shared {
+        state: Mutex::new(SharedState {
+            kept: VecDeque::new(),
+            first: 0,
+            next: vec![0; copies + 1],
+            reading: false,
+            ended: false,
+            spare: Vec::new(),
+        }),
+        source: Mutex::new(Box::new(counted)),
+        moved: Condvar::new(),
+    });
+    let mut readers = (0..=copies).map(|me| {
+        let source = SharedReader {
+            shared: shared.clone(),
+            me,
+            piece: Piece::default(),
             at: 0,
         };
-        let counter = Arc::new(AtomicU64::new(0));
-        others.push(from_source(path, Box::new(replayed), counter, size)?);
-    }
+        // Only the first reader's counter is read (the progress line); the
+        // bytes are counted once, by the source.
+        let counter = if me == 0 {
+            read.clone()
+        } else {
+            Arc::new(AtomicU64::new(0))
+        };
+        from_source(path, Box::new(source), counter, size)
+    });
+    let first = readers.next().expect("one reader")?;
+    let others = readers.collect::<Result<Vec<_>, _>>()?;
     Ok((first, others))
 }
 

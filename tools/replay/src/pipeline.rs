@@ -543,7 +543,7 @@ pub enum Frames<'a> {
     /// In memory (the built-in mix, tests): every worker reads the same slice.
     Inputs(&'a [Input]),
     /// A capture: the first reader, and one copy per other worker
-    /// ([`crate::capture::open_teed`], as many as `--threads` minus one).
+    /// ([`crate::capture::open_shared`], as many as `--threads` minus one).
     Capture(&'a mut Reader, Vec<Reader>),
 }
 
@@ -623,6 +623,9 @@ pub fn run(
             .chain(copies.into_iter().map(Feed::Owned))
             .collect(),
     };
+    if std::env::var_os("REPLAY_WORKER_TIMES").is_some() {
+        eprintln!("replay: main thread before the run: {}", thread_cpu());
+    }
     let busy = if n == 1 {
         let feed = feeds.pop().expect("one feed");
         let mut to = Direct {
@@ -712,6 +715,7 @@ impl Results for Batches {
 fn work(spec: &RunSpec, me: usize, n: usize, feed: Feed<'_>, to: &mut dyn Results) -> Duration {
     let mut q = Queue::new(spec);
     let mut frame = 0u64;
+    let mut own = 0u64;
     feed.for_each(|f, class| {
         frame += 1;
         let (mine, walked) = match spec.rss {
@@ -725,6 +729,7 @@ fn work(spec: &RunSpec, me: usize, n: usize, feed: Feed<'_>, to: &mut dyn Result
             }
         };
         if mine {
+            own += 1;
             let w = walked.unwrap_or_else(|| walk::walk(f.bytes, f.link));
             to.frame(q.frame(frame, &f, class, w));
         }
@@ -732,7 +737,31 @@ fn work(spec: &RunSpec, me: usize, n: usize, feed: Feed<'_>, to: &mut dyn Result
     });
     let outs = q.finish();
     to.end(outs, q.busy);
+    if std::env::var_os("REPLAY_WORKER_TIMES").is_some() {
+        eprintln!(
+            "replay: worker {me} of {n}: {own} of {frame} frames, {}",
+            thread_cpu()
+        );
+    }
     q.busy
+}
+
+/// This thread's user and system CPU time, from `/proc/thread-self/stat`
+/// (`REPLAY_WORKER_TIMES`, for the `--threads` benchmark: each role's CPU time).
+fn thread_cpu() -> String {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    // Fields after the command name in parentheses; utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    match ticks[..] {
+        [user, sys] => format!("{:.2} s user, {:.2} s sys", user / 100.0, sys / 100.0),
+        _ => "CPU time unknown".to_string(),
+    }
 }
 
 /// No per-frame output: this thread is worker 0 (with the progress line), the
