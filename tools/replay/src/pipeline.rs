@@ -623,9 +623,7 @@ pub fn run(
             .chain(copies.into_iter().map(Feed::Owned))
             .collect(),
     };
-    if std::env::var_os("REPLAY_WORKER_TIMES").is_some() {
-        eprintln!("replay: main thread before the run: {}", thread_cpu());
-    }
+    let started = Instant::now();
     let busy = if n == 1 {
         let feed = feeds.pop().expect("one feed");
         let mut to = Direct {
@@ -644,7 +642,21 @@ pub fn run(
     } else {
         busy.as_nanos() as f64 / n as f64
     };
+    if worker_times() {
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "replay: run: {n} frames in {secs:.4} s wall ({:.0} frames/s), {} threads",
+            n as f64 / secs.max(1e-9),
+            spec.threads.max(1)
+        );
+    }
     t.stats
+}
+
+/// `REPLAY_WORKER_TIMES` is set: each worker's frames and CPU time, and the
+/// run's wall-clock time, go to stderr (the `--threads` benchmark reads them).
+fn worker_times() -> bool {
+    std::env::var_os("REPLAY_WORKER_TIMES").is_some()
 }
 
 /// Where a worker's results go.
@@ -737,7 +749,7 @@ fn work(spec: &RunSpec, me: usize, n: usize, feed: Feed<'_>, to: &mut dyn Result
     });
     let outs = q.finish();
     to.end(outs, q.busy);
-    if std::env::var_os("REPLAY_WORKER_TIMES").is_some() {
+    if worker_times() {
         eprintln!(
             "replay: worker {me} of {n}: {own} of {frame} frames, {}",
             thread_cpu()
