@@ -2,15 +2,15 @@
 //! at a time from a file or standard input; link headers other than Ethernet
 //! are stripped so the frame starts at IP.
 
-use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
 
 use netoffload::wire::LinkType;
 use pcap_parser::pcapng::Block;
 use pcap_parser::{Linktype, PcapBlockOwned, PcapError};
+
+use crate::shared_source::{Direct, SHARED_READ, Shared};
 
 /// One captured frame, normalised to Ethernet or raw IP.
 #[derive(Clone, Debug)]
@@ -271,6 +271,8 @@ impl<R: Read> Read for Counted<R> {
 /// A capture being read: yields one frame at a time (nothing is kept once returned).
 pub struct Reader {
     inner: Box<dyn pcap_parser::traits::PcapReaderIterator + Send>,
+    /// Legacy pcap read straight from a shared source (`inner` then read only the file header).
+    direct: Option<Direct>,
     framing: Framing,
     frames: u64,
     end: Option<End>,
@@ -294,130 +296,6 @@ struct Framing {
 /// Opens `path` (`-` is standard input) and reads its file header.
 pub fn open(path: &str) -> Result<Reader, CaptureError> {
     open_shared(path, 0).map(|(r, _)| r)
-}
-
-/// Bytes per read of a shared source (the size of each reader's buffer too).
-const SHARED_READ: usize = 1 << 20;
-/// Reads kept for the readers behind: the reader this many reads ahead of the
-/// slowest waits (memory stays bounded).
-const SHARED_AHEAD: usize = 8;
-
-/// A source read once for several readers (one per `--threads` worker): the
-/// reader that first needs the next piece reads it, the others take the piece
-/// kept for them. So every worker parses every frame, standard input works,
-/// and the reading (and its system time) falls to whichever worker is ahead.
-struct Shared {
-    state: Mutex<SharedState>,
-    source: Mutex<Box<dyn Read + Send>>,
-    moved: Condvar,
-}
-
-struct SharedState {
-    /// Reads kept, numbered from `first` (`None`: the read failed).
-    kept: VecDeque<Option<Piece>>,
-    first: usize,
-    /// The number of the next read each reader takes.
-    next: Vec<usize>,
-    /// A reader is reading the source (outside the lock).
-    reading: bool,
-    /// The source is exhausted (or failed): no read after the kept ones.
-    ended: bool,
-    /// Buffers of dropped reads, for the next ones.
-    spare: Vec<Vec<u8>>,
-}
-
-impl Shared {
-    /// Read number `next[me]` for reader `me`: kept, read now, or waited for.
-    fn take(&self, me: usize) -> Option<Piece> {
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            let i = s.next[me];
-            if i < s.first + s.kept.len() {
-                let piece = s.kept[i - s.first].clone();
-                s.next[me] += 1;
-                // A read every reader has moved past (each still holds its
-                // current one, the read before its next) is dropped.
-                let slowest = s.next.iter().copied().min().unwrap_or(0);
-                while s.first + 1 < slowest {
-                    if let Some(Some(old)) = s.kept.pop_front()
-                        && let Ok(buf) = Arc::try_unwrap(old.bytes)
-                    {
-                        s.spare.push(buf);
-                    }
-                    s.first += 1;
-                }
-                self.moved.notify_all();
-                return piece;
-            }
-            if s.ended {
-                return Some(Piece::default());
-            }
-            if s.reading || s.kept.len() >= SHARED_AHEAD {
-                s = self.moved.wait(s).unwrap_or_else(|e| e.into_inner());
-                continue;
-            }
-            s.reading = true;
-            let mut buf = s.spare.pop().unwrap_or_else(|| vec![0; SHARED_READ]);
-            drop(s);
-            let r = self
-                .source
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .read(&mut buf);
-            s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            s.reading = false;
-            match r {
-                Ok(n) => {
-                    s.ended = n == 0;
-                    s.kept.push_back(Some(Piece {
-                        bytes: Arc::new(buf),
-                        len: n,
-                    }));
-                }
-                Err(_) => {
-                    s.ended = true;
-                    s.kept.push_back(None);
-                }
-            }
-            self.moved.notify_all();
-        }
-    }
-}
-
-/// One read of a shared source: the first `len` bytes of a reused buffer.
-#[derive(Clone, Default)]
-struct Piece {
-    bytes: Arc<Vec<u8>>,
-    len: usize,
-}
-
-/// One reader's view of a [`Shared`] source.
-struct SharedReader {
-    shared: Arc<Shared>,
-    me: usize,
-    piece: Piece,
-    at: usize,
-}
-
-impl Read for SharedReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        if self.at == self.piece.len {
-            match self.shared.take(self.me) {
-                Some(p) => {
-                    self.piece = p;
-                    self.at = 0;
-                }
-                None => return Err(std::io::Error::other("read error")),
-            }
-        }
-        let n = buf.len().min(self.piece.len - self.at);
-        buf[..n].copy_from_slice(&self.piece.bytes[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
 }
 
 /// Opens `path` for `1 + copies` readers (one per `--threads` worker, each
@@ -446,31 +324,8 @@ pub fn open_shared(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), C
         inner: source,
         read: read.clone(),
     };
-    if copies == 0 {
-        return Ok((
-            from_source(path, Box::new(counted), read, size)?,
-            Vec::new(),
-        ));
-    }
-    let shared = Arc::new(Shared {
-        state: Mutex::new(SharedState {
-            kept: VecDeque::new(),
-            first: 0,
-            next: vec![0; copies + 1],
-            reading: false,
-            ended: false,
-            spare: Vec::new(),
-        }),
-        source: Mutex::new(Box::new(counted)),
-        moved: Condvar::new(),
-    });
+    let shared = Shared::new(Box::new(counted), copies + 1);
     let mut readers = (0..=copies).map(|me| {
-        let source = SharedReader {
-            shared: shared.clone(),
-            me,
-            piece: Piece::default(),
-            at: 0,
-        };
         // Only the first reader's counter is read (the progress line); the
         // bytes are counted once, by the source.
         let counter = if me == 0 {
@@ -478,7 +333,8 @@ pub fn open_shared(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), C
         } else {
             Arc::new(AtomicU64::new(0))
         };
-        from_source(path, Box::new(source), counter, size)
+        let source = Box::new(shared.reader(me));
+        from_source(path, source, counter, size, Some((shared.clone(), me)))
     });
     let first = readers.next().expect("one reader")?;
     let others = readers.collect::<Result<Vec<_>, _>>()?;
@@ -491,8 +347,9 @@ fn from_source(
     source: Box<dyn Read + Send>,
     read: Arc<AtomicU64>,
     size: Option<u64>,
+    direct: Option<(Arc<Shared>, usize)>,
 ) -> Result<Reader, CaptureError> {
-    let inner = match pcap_parser::create_reader(1 << 20, source) {
+    let inner = match pcap_parser::create_reader(SHARED_READ, source) {
         Ok(r) => r,
         Err(PcapError::Eof) => {
             return Err(CaptureError::Open(
@@ -524,6 +381,7 @@ fn from_source(
             last_ts: 0,
             warnings: Vec::new(),
         },
+        direct: None,
         frames: 0,
         end: None,
         bytes_read: read,
@@ -532,14 +390,28 @@ fn from_source(
     // A legacy file header names the link type of the whole file: refuse an
     // unsupported one before anything else is read.
     let header = match r.inner.next() {
-        Ok((len, PcapBlockOwned::LegacyHeader(h))) => {
-            Some((len, h.network, h.is_nanosecond_precision()))
-        }
+        Ok((len, PcapBlockOwned::LegacyHeader(h))) => Some((
+            len,
+            h.network,
+            h.is_nanosecond_precision(),
+            (!h.is_modified_format()).then_some(h.is_bigendian()),
+        )),
         _ => None,
     };
-    if let Some((len, network, nanos)) = header {
+    if let Some((len, network, nanos, layout)) = header {
         r.framing.legacy = Some((link_of(network)?, nanos));
-        r.inner.consume(len);
+        r.inner.consume_noshift(len);
+        // Records of a legacy pcap on a shared source are read straight from
+        // its pieces; the header parser read the first piece whole.
+        if let (Some((shared, me)), Some(big_endian)) = (direct, layout) {
+            r.direct = Some(Direct::new(
+                shared,
+                me,
+                r.inner.data(),
+                len as u64,
+                big_endian,
+            ));
+        }
     }
     Ok(r)
 }
@@ -610,18 +482,24 @@ impl Reader {
         if self.end.is_some() {
             return Ok(None);
         }
+        if self.direct.is_some() {
+            return self.next_direct(use_frame);
+        }
         loop {
             let offset = self.inner.consumed() as u64;
             match self.inner.next() {
                 Ok((len, block)) => {
                     let Some(f) = self.framing.block(block)? else {
-                        self.inner.consume(len);
+                        self.inner.consume_noshift(len);
                         continue;
                     };
                     self.frames += 1;
                     self.framing.last_ts = f.ts_us;
                     let out = use_frame(f);
-                    self.inner.consume(len);
+                    // No shift per block: the buffer's remainder moves to its
+                    // front only when it is refilled (a partial block, not
+                    // every byte once more).
+                    self.inner.consume_noshift(len);
                     return Ok(Some(out));
                 }
                 Err(PcapError::Eof) => {
@@ -679,6 +557,41 @@ impl Reader {
                 }
             }
         }
+    }
+
+    /// [`Reader::next_with`] for a legacy pcap read straight from shared pieces.
+    fn next_direct<T>(
+        &mut self,
+        use_frame: impl FnOnce(FrameRef<'_>) -> T,
+    ) -> Result<Option<T>, CaptureError> {
+        let Some(direct) = &mut self.direct else {
+            return Ok(None);
+        };
+        let record = match direct.next_record(self.frames) {
+            Ok(Some((record, _))) => record,
+            Ok(None) => {
+                self.end = Some(End::Clean);
+                return Ok(None);
+            }
+            Err(end) => {
+                self.end = Some(end);
+                return Ok(None);
+            }
+        };
+        let Some(block) = direct.block(&record) else {
+            self.end = Some(End::Broken {
+                frames: self.frames,
+                offset: 0,
+                why: "a block that does not parse (corrupt length or type)".into(),
+            });
+            return Ok(None);
+        };
+        let Some(f) = self.framing.block(block)? else {
+            return Ok(None);
+        };
+        self.frames += 1;
+        self.framing.last_ts = f.ts_us;
+        Ok(Some(use_frame(f)))
     }
 
     /// Reads more of the source; false (and the end recorded) on a read error.

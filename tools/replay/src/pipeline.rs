@@ -551,7 +551,7 @@ pub enum Frames<'a> {
 enum Feed<'a> {
     Inputs(&'a [Input]),
     Borrowed(&'a mut Reader),
-    Owned(Reader),
+    Owned(Box<Reader>),
 }
 
 impl Feed<'_> {
@@ -620,7 +620,7 @@ pub fn run(
     let mut feeds: Vec<Feed<'_>> = match frames {
         Frames::Inputs(i) => (0..n).map(|_| Feed::Inputs(i)).collect(),
         Frames::Capture(first, copies) => std::iter::once(Feed::Borrowed(first))
-            .chain(copies.into_iter().map(Feed::Owned))
+            .chain(copies.into_iter().map(|r| Feed::Owned(Box::new(r))))
             .collect(),
     };
     let started = Instant::now();
