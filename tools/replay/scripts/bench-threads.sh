@@ -4,8 +4,9 @@
 #   - the largest capture of the corpus (../shared/corpus/pcap),
 #   - a ~700 MB capture, the corpus's Ethernet pcaps concatenated,
 #   - the same with each round of the corpus on its own hosts (--spread).
-# Per run: wall time of the process and of the run itself (the tool's own
-# clock, without process start-up), user and system CPU time, peak RSS, and
+# Per run: wall time of the process (date +%s%N around it) and of the run
+# itself (the tool's own clock, without process start-up and the report),
+# user and system CPU time (of the whole process), peak RSS, and
 # each worker's frames and CPU time (REPLAY_WORKER_TIMES). Prints the medians
 # and the ratio threads=2 / threads=1 of frames per second.
 #
@@ -31,13 +32,16 @@ echo "load before: $(uptime)" | tee -a "$log"
 for capture in "$largest" "$big" "$spread"; do
     # A small capture runs in milliseconds: repeat it so each timing is long enough.
     reps=1
-    [ "$(stat -c %s "$capture")" -lt 100000000 ] && reps=50
+    [ "$(stat -L -c %s "$capture")" -lt 100000000 ] && reps=50
     cat "$capture" > /dev/null # in the page cache for every run alike
     for round in $(seq 1 "$ROUNDS"); do
         for threads in 1 2; do
             for rep in $(seq 1 "$reps"); do
-                REPLAY_WORKER_TIMES=1 /usr/bin/time -f "time: %e wall %U user %S sys %M KB" \
-                    "$BIN" "$capture" --threads "$threads" 2>&1 >/dev/null |
+                start=$(date +%s%N)
+                out=$(REPLAY_WORKER_TIMES=1 /usr/bin/time -f "time: %e wall %U user %S sys %M KB" \
+                    "$BIN" "$capture" --threads "$threads" 2>&1 >/dev/null)
+                end=$(date +%s%N)
+                printf '%s\nprocess: %s ns\n' "$out" "$((end - start))" |
                     sed "s|^|$(basename "$capture") round=$round threads=$threads rep=$rep |" >> "$log"
             done
         done
@@ -54,7 +58,9 @@ for line in open(sys.argv[1]):
     cap, rnd, thr, rep, rest = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)), m.group(5)
     r = runs.setdefault((cap, thr), {}).setdefault((rnd, rep), {"workers": []})
     if t := re.match(r"time: ([\d.]+) wall ([\d.]+) user ([\d.]+) sys (\d+) KB", rest):
-        r["wall"], r["user"], r["sys"], r["rss"] = float(t[1]), float(t[2]), float(t[3]), int(t[4])
+        r["user"], r["sys"], r["rss"] = float(t[2]), float(t[3]), int(t[4])
+    elif t := re.match(r"process: (\d+) ns", rest):
+        r["wall"] = int(t[1]) / 1e9
     elif t := re.match(r"replay: run: (\d+) frames in ([\d.]+) s wall", rest):
         r["frames"], r["run"] = int(t[1]), float(t[2])
     elif t := re.match(r"replay: worker (\d+) of \d+: (\d+) of \d+ frames, ([\d.]+) s user, ([\d.]+) s sys", rest):
@@ -67,7 +73,7 @@ for cap in caps:
         rs = [r for r in runs[(cap, thr)].values() if "run" in r]
         frames = rs[0]["frames"]
         fps_run = statistics.median(frames / r["run"] for r in rs)
-        fps_proc = statistics.median(frames / max(r["wall"], 0.005) for r in rs)
+        fps_proc = statistics.median(frames / r["wall"] for r in rs)
         cpu = statistics.median(r["user"] + r["sys"] for r in rs)
         rss = max(r["rss"] for r in rs) / 1024
         per = {}
