@@ -14,7 +14,24 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 use netoffload_replay::mix;
-use support::{pcap, tmp};
+use support::{pcap, pcapng, tmp};
+
+/// The built-in mix written as a pcapng (one interface), twelve times over:
+/// read by pcap-parser's streaming reader from the shared pieces.
+fn mix_pcapng() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let frames: Vec<Vec<u8>> = mix::build().into_iter().map(|p| p.bytes).collect();
+        let refs: Vec<&[u8]> = (0..12)
+            .flat_map(|_| frames.iter().map(Vec::as_slice))
+            .collect();
+        let p = tmp("threads-mix.pcapng");
+        std::fs::write(&p, pcapng(1, &refs)).unwrap();
+        assert!(std::fs::metadata(&p).unwrap().len() > 2 << 20);
+        p
+    })
+    .clone()
+}
 
 /// The built-in mix written as a pcap, twelve times over (more frames than a
 /// merge batch of 4096, so batch boundaries are crossed); written once.
@@ -61,9 +78,14 @@ struct Run {
 }
 
 fn run(capture: &Path, threads: usize, outputs: bool, stdin: bool) -> Run {
+    run_with(capture, threads, outputs, stdin, &[])
+}
+
+fn run_with(capture: &Path, threads: usize, outputs: bool, stdin: bool, extra: &[&str]) -> Run {
     let tag = format!(
-        "{}-{threads}-{outputs}-{stdin}",
-        capture.file_name().unwrap().to_string_lossy()
+        "{}-{threads}-{outputs}-{stdin}-{}",
+        capture.file_name().unwrap().to_string_lossy(),
+        extra.join("")
     );
     let verdicts = tmp(&format!("{tag}.verdicts.csv"));
     let gro = tmp(&format!("{tag}.gro.csv"));
@@ -74,6 +96,7 @@ fn run(capture: &Path, threads: usize, outputs: bool, stdin: bool) -> Run {
         capture.to_str().unwrap()
     };
     let mut args = vec![input, "--json", "--threads", &threads];
+    args.extend_from_slice(extra);
     if outputs {
         args.extend_from_slice(&[
             "--verdicts",
@@ -144,8 +167,12 @@ fn frames_up(gro: &str) -> Vec<u64> {
 /// N queues against one on `capture`: identical per-frame outputs, the GRO
 /// columns excepted; with and without per-frame outputs the statistics agree.
 fn same_as_one_thread(capture: &Path, threads: usize) {
-    let one = run(capture, 1, true, false);
-    let many = run(capture, threads, true, false);
+    same_as_one_thread_with(capture, threads, &[]);
+}
+
+fn same_as_one_thread_with(capture: &Path, threads: usize, extra: &[&str]) {
+    let one = run_with(capture, 1, true, false, extra);
+    let many = run_with(capture, threads, true, false, extra);
     let name = capture.display();
     assert_eq!(one.verdicts, many.verdicts, "{name}: --verdicts");
     let (a, b) = (
@@ -166,7 +193,7 @@ fn same_as_one_thread(capture: &Path, threads: usize) {
     assert_eq!(frames_up(&many.gro), (1..=n).collect::<Vec<_>>(), "{name}");
     // Statistics only (the workers add up their totals at the end) equal the
     // merged run's, GRO columns included: the same queues saw the same frames.
-    let summed = run(capture, threads, false, false);
+    let summed = run_with(capture, threads, false, false, extra);
     let mut a = many.json.clone();
     let mut b = summed.json.clone();
     a.as_object_mut().unwrap().remove("ns_per_packet");
@@ -182,6 +209,17 @@ fn two_threads_give_the_outputs_of_one_except_the_gro_columns() {
 #[test]
 fn three_threads_give_the_outputs_of_one_except_the_gro_columns() {
     same_as_one_thread(&mix_pcap(), 3);
+}
+
+#[test]
+fn two_threads_on_a_pcapng_give_the_outputs_of_one_except_the_gro_columns() {
+    same_as_one_thread(&mix_pcapng(), 2);
+}
+
+/// `--rss inner` (the walk picks the queue): the same guarantees.
+#[test]
+fn two_threads_hashing_inner_headers_give_the_outputs_of_one() {
+    same_as_one_thread_with(&mix_pcap(), 2, &["--rss", "inner"]);
 }
 
 /// Standard input is read once and handed to every worker's reader: the same
