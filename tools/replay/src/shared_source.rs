@@ -150,6 +150,16 @@ impl Shared {
         })
     }
 
+    /// The first read, while every reader is still on it (as when the
+    /// readers are opened, each reading the file header from it).
+    fn first_piece(&self) -> Option<Piece> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match (s.first, s.kept.front()) {
+            (0, Some(Some(p))) => Some(p.clone()),
+            _ => None,
+        }
+    }
+
     /// Reader `me`'s `Read` view (for the parser that reads the file header).
     pub fn reader(self: &Arc<Shared>, me: usize) -> SharedReader {
         SharedReader {
@@ -186,9 +196,10 @@ pub struct Direct {
 }
 
 impl Direct {
-    /// Takes over reader `me` after the file header: `rest` is what the header
-    /// parser holds beyond the header (the rest of the first piece, which it
-    /// read whole), at file offset `offset`.
+    /// Takes over reader `me` after the file header, at file offset `offset`
+    /// in the first piece (which the header parser read whole); `rest` is
+    /// what the header parser holds beyond the header, the same bytes, copied
+    /// only if the first piece is no longer kept.
     pub fn new(
         shared: Arc<Shared>,
         me: usize,
@@ -196,14 +207,21 @@ impl Direct {
         offset: u64,
         big_endian: bool,
     ) -> Direct {
+        let (piece, pos) = match shared.first_piece() {
+            Some(p) if p.len == offset as usize + rest.len() => (p, offset as usize),
+            _ => (
+                Piece {
+                    bytes: Arc::new(rest.to_vec()),
+                    len: rest.len(),
+                },
+                0,
+            ),
+        };
         Direct {
             shared,
             me,
-            piece: Piece {
-                bytes: Arc::new(rest.to_vec()),
-                len: rest.len(),
-            },
-            pos: 0,
+            piece,
+            pos,
             carry: Vec::new(),
             carry_taken: false,
             big_endian,
