@@ -17,7 +17,7 @@ use crate::cli::{Options, Policy};
 use crate::explain;
 use crate::gro_run::{Config, Cost, Engine, Out};
 use crate::nic::{self, Profile};
-use crate::report::RunStats;
+use crate::report::{ClassStats, RunStats};
 use crate::rss::{self, RssMode};
 use crate::verdicts::{self, Row};
 use crate::walk::{self, Stop, Walk};
@@ -491,9 +491,33 @@ struct Totals<'a> {
     stats: RunStats,
     out_n: u64,
     sink: &'a mut dyn Outputs,
+    /// Per-class counters while the run lasts, found by the class's address
+    /// first (a handful of classes; the map of `stats` is filled at the end).
+    classes: Vec<(&'static str, ClassStats)>,
 }
 
-impl Totals<'_> {
+impl<'a> Totals<'a> {
+    /// Totals starting from `stats`, outputs to `sink`.
+    fn new(stats: RunStats, sink: &'a mut dyn Outputs) -> Totals<'a> {
+        Totals {
+            stats,
+            out_n: 0,
+            sink,
+            classes: Vec::new(),
+        }
+    }
+
+    /// The statistics, per-class counters included.
+    fn finish(&mut self) -> RunStats {
+        for (class, c) in self.classes.drain(..) {
+            let mine = self.stats.classes.entry(class.to_string()).or_default();
+            mine.packets_in += c.packets_in;
+            mine.packets_out += c.packets_out;
+            mine.sw_csum_bytes += c.sw_csum_bytes;
+        }
+        std::mem::take(&mut self.stats)
+    }
+
     fn outs(&mut self, outs: &[(Out, &'static str)]) {
         for (o, class) in outs {
             self.out_n += 1;
@@ -504,13 +528,17 @@ impl Totals<'_> {
         }
     }
 
-    fn class(&mut self, class: &str) -> &mut crate::report::ClassStats {
-        if !self.stats.classes.contains_key(class) {
-            self.stats
-                .classes
-                .insert(class.to_string(), Default::default());
-        }
-        self.stats.classes.get_mut(class).expect("inserted")
+    fn class(&mut self, class: &'static str) -> &mut ClassStats {
+        let found = self
+            .classes
+            .iter()
+            .position(|(c, _)| std::ptr::eq(*c, class))
+            .or_else(|| self.classes.iter().position(|(c, _)| *c == class));
+        let i = found.unwrap_or_else(|| {
+            self.classes.push((class, ClassStats::default()));
+            self.classes.len() - 1
+        });
+        &mut self.classes[i].1
     }
 
     fn frame(&mut self, d: &Done) {
@@ -607,15 +635,14 @@ pub fn run(
     sink: &mut dyn Outputs,
     progress: &mut Progress,
 ) -> RunStats {
-    let mut t = Totals {
-        stats: RunStats {
+    let mut t = Totals::new(
+        RunStats {
             profile: spec.profile.name(),
             policy: spec.policy.name(),
             ..RunStats::default()
         },
-        out_n: 0,
         sink,
-    };
+    );
     let n = spec.threads.max(1);
     let mut feeds: Vec<Feed<'_>> = match frames {
         Frames::Inputs(i) => (0..n).map(|_| Feed::Inputs(i)).collect(),
@@ -650,7 +677,7 @@ pub fn run(
             spec.threads.max(1)
         );
     }
-    t.stats
+    t.finish()
 }
 
 /// `REPLAY_WORKER_TIMES` is set: each worker's frames and CPU time, and the
@@ -793,17 +820,13 @@ fn summed(
             .map(|(i, feed)| {
                 s.spawn(move || {
                     let mut sink = Discard;
-                    let mut own = Totals {
-                        stats: RunStats::default(),
-                        out_n: 0,
-                        sink: &mut sink,
-                    };
+                    let mut own = Totals::new(RunStats::default(), &mut sink);
                     let mut to = Direct {
                         totals: &mut own,
                         progress: None,
                     };
                     let busy = work(spec, i + 1, n, feed, &mut to);
-                    (own.stats, busy)
+                    (own.finish(), busy)
                 })
             })
             .collect();
