@@ -16,3 +16,4 @@ pub mod rss;
 pub mod shared_source;
 pub mod verdicts;
 pub mod walk;
+pub mod workers;
