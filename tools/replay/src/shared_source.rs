@@ -47,10 +47,12 @@ impl Shared {
             let i = s.next[me];
             if i < s.first + s.kept.len() {
                 let piece = s.kept[i - s.first].clone();
-                s.next[me] += 1;
-                // A read every reader has moved past (each still holds its
-                // current one, the read before its next) is dropped.
+                // A read every reader has moved past is dropped and its buffer
+                // kept for a next read. Each reader holds the read before its
+                // next (the one it is parsing), this one until it has the new
+                // one: so `slowest` is counted before this reader moves on.
                 let slowest = s.next.iter().copied().min().unwrap_or(0);
+                s.next[me] += 1;
                 while s.first + 1 < slowest {
                     if let Some(Some(old)) = s.kept.pop_front()
                         && let Ok(buf) = Arc::try_unwrap(old.bytes)
