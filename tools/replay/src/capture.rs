@@ -57,6 +57,17 @@ impl FrameRef<'_> {
     }
 }
 
+/// A test on a frame's captured bytes and how they begin: true to pass it over.
+pub type Skip = dyn Fn(&[u8], LinkType) -> bool;
+
+/// What [`Reader::next_unless`] found.
+pub enum Next<T> {
+    /// A frame, handed to the caller's function (what it returned).
+    Frame(T),
+    /// A frame passed over (the caller's test said so).
+    Skipped,
+}
+
 /// A capture that cannot be read at all (nothing was read from it).
 #[derive(Debug)]
 pub enum CaptureError {
@@ -479,12 +490,31 @@ impl Reader {
         &mut self,
         use_frame: impl FnOnce(FrameRef<'_>) -> T,
     ) -> Result<Option<T>, CaptureError> {
+        // Without a test nothing is skipped.
+        Ok(match self.next_unless(None, |f, _| use_frame(f))? {
+            Some(Next::Frame(t)) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// [`Reader::next_with`], but a frame for which `skip` (given the captured
+    /// bytes and how they begin) is true may be passed over before it is
+    /// framed: only counted (a `--threads` worker and the frames of other
+    /// queues). Done where the bytes need no link header stripped (Ethernet or
+    /// raw IP in a legacy pcap); other frames reach `use_frame` untested,
+    /// with `false`, tested ones with `true`.
+    pub fn next_unless<T>(
+        &mut self,
+        skip: Option<&Skip>,
+        use_frame: impl FnOnce(FrameRef<'_>, bool) -> T,
+    ) -> Result<Option<Next<T>>, CaptureError> {
         if self.end.is_some() {
             return Ok(None);
         }
         if self.direct.is_some() {
-            return self.next_direct(use_frame);
+            return self.next_direct(skip, use_frame);
         }
+        let use_frame = |f: FrameRef<'_>| Next::Frame(use_frame(f, false));
         loop {
             let offset = self.inner.consumed() as u64;
             match self.inner.next() {
@@ -562,8 +592,9 @@ impl Reader {
     /// [`Reader::next_with`] for a legacy pcap read straight from shared pieces.
     fn next_direct<T>(
         &mut self,
-        use_frame: impl FnOnce(FrameRef<'_>) -> T,
-    ) -> Result<Option<T>, CaptureError> {
+        skip: Option<&Skip>,
+        use_frame: impl FnOnce(FrameRef<'_>, bool) -> T,
+    ) -> Result<Option<Next<T>>, CaptureError> {
         let Some(direct) = &mut self.direct else {
             return Ok(None);
         };
@@ -586,12 +617,28 @@ impl Reader {
             });
             return Ok(None);
         };
+        // Ethernet and raw IP frames are their captured bytes: tested as they lie.
+        let plain = match self.framing.legacy {
+            Some((Link::Ethernet, _)) => Some(LinkType::Ethernet),
+            Some((Link::Raw, _)) => Some(LinkType::RawIp),
+            _ => None,
+        };
+        let tested = match (skip, plain, &block) {
+            (Some(skip), Some(link), PcapBlockOwned::Legacy(b)) => {
+                if skip(b.data, link) {
+                    self.frames += 1;
+                    return Ok(Some(Next::Skipped));
+                }
+                true
+            }
+            _ => false,
+        };
         let Some(f) = self.framing.block(block)? else {
             return Ok(None);
         };
         self.frames += 1;
         self.framing.last_ts = f.ts_us;
-        Ok(Some(use_frame(f)))
+        Ok(Some(Next::Frame(use_frame(f, tested))))
     }
 
     /// Reads more of the source; false (and the end recorded) on a read error.

@@ -6,7 +6,9 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 use crate::app::Input;
-use crate::capture::{FrameRef, Reader};
+use netoffload::wire::LinkType;
+
+use crate::capture::{FrameRef, Next, Reader, Skip};
 use crate::gro_run::Out;
 use crate::pipeline::{Discard, Done, Outputs, Progress, Queue, RunSpec, Totals};
 use crate::report::RunStats;
@@ -29,9 +31,15 @@ enum Feed<'a> {
     Owned(Box<Reader>),
 }
 
+/// A frame as a worker sees it: its bytes, its mix class, and whether the
+/// reader already found it is this worker's; `None` for a frame the reader
+/// passed over (another queue's).
+type Seen<'f> = Option<(FrameRef<'f>, &'static str, bool)>;
+
 impl Feed<'_> {
-    /// Calls `each` with every frame (and its mix class) until the end.
-    fn for_each(self, mut each: impl FnMut(FrameRef<'_>, &'static str)) {
+    /// Calls `each` for every frame until the end; `skip` (bytes and how they
+    /// begin) may let a reader pass over a frame before framing it.
+    fn for_each(self, skip: Option<&Skip>, mut each: impl FnMut(Seen<'_>)) {
         match self {
             Feed::Inputs(inputs) => {
                 for inp in inputs {
@@ -42,21 +50,22 @@ impl Feed<'_> {
                         truncated: inp.truncated,
                         bad_link: inp.bad_link.clone(),
                     };
-                    each(f, inp.class);
+                    each(Some((f, inp.class, false)));
                 }
             }
-            Feed::Borrowed(r) => read_all(r, &mut each),
-            Feed::Owned(mut r) => read_all(&mut r, &mut each),
+            Feed::Borrowed(r) => read_all(r, skip, &mut each),
+            Feed::Owned(mut r) => read_all(&mut r, skip, &mut each),
         }
     }
 }
 
 /// Every frame of a reader; an unsupported legacy link type ends the stream
 /// as the reader's iterator does (recorded in its end).
-fn read_all(r: &mut Reader, each: &mut impl FnMut(FrameRef<'_>, &'static str)) {
+fn read_all(r: &mut Reader, skip: Option<&Skip>, each: &mut impl FnMut(Seen<'_>)) {
     loop {
-        match r.next_with(|f| each(f, "")) {
-            Ok(Some(())) => {}
+        match r.next_unless(skip, |f, tested| each(Some((f, "", tested)))) {
+            Ok(Some(Next::Frame(()))) => {}
+            Ok(Some(Next::Skipped)) => each(None),
             Ok(None) => return,
             Err(e) => {
                 r.record_error(e);
@@ -202,10 +211,17 @@ fn work(spec: &RunSpec, me: usize, n: usize, feed: Feed<'_>, to: &mut dyn Result
     let mut q = Queue::new(spec);
     let mut frame = 0u64;
     let mut own = 0u64;
-    feed.for_each(|f, class| {
+    // Outer hashing can be done by the reader, before a frame is framed.
+    let others = move |bytes: &[u8], link: LinkType| rss::outer_queue(bytes, link, n) != me;
+    let skip: Option<&Skip> = (n > 1 && spec.rss == RssMode::Outer).then_some(&others);
+    feed.for_each(skip, |seen| {
         frame += 1;
+        let Some((f, class, tested)) = seen else {
+            to.read(frame);
+            return;
+        };
         let (mine, walked) = match spec.rss {
-            _ if n == 1 => (true, None),
+            _ if n == 1 || tested => (true, None),
             // Outer hashing reads the headers directly, as a NIC's parser does.
             RssMode::Outer => (rss::outer_queue(f.bytes, f.link, n) == me, None),
             // Inner hashing needs the walk, kept for the frame if it is ours.

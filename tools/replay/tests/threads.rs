@@ -258,6 +258,8 @@ fn two_threads_on_a_cut_capture_report_what_it_holds() {
         "{}",
         two.explain
     );
+    // The same warning, naming the same byte and frame count.
+    assert_eq!(one.explain, two.explain);
 }
 
 /// The corpus, every capture: `--threads 2` against `--threads 1`.
