@@ -10,7 +10,7 @@ use crate::cli::{Options, Policy, Sink};
 use crate::gro_run::Out;
 use crate::mix;
 use crate::nic::Profile;
-use crate::pipeline::{self, Collect, Progress, RunSpec, Writers};
+use crate::pipeline::{self, Collect, Frames, Progress, RunSpec, Writers};
 use crate::report::RunStats;
 use crate::verdicts;
 use crate::walk::{self, Stop};
@@ -84,10 +84,16 @@ pub fn capture_inputs(path: &str) -> Result<Vec<Input>, capture::CaptureError> {
 
 /// The class of a frame: the mix's, or for a capture its outermost encapsulation.
 pub fn class_of(inp: &Input, w: &walk::Walk) -> &'static str {
-    if !inp.class.is_empty() {
-        return inp.class;
+    class_for(inp.class, inp.bad_link.is_some(), w)
+}
+
+/// [`class_of`] from its parts: the mix's class (empty for a capture), whether
+/// the link framing was unusable, and the walk.
+pub fn class_for(mix_class: &'static str, bad_link: bool, w: &walk::Walk) -> &'static str {
+    if !mix_class.is_empty() {
+        return mix_class;
     }
-    if inp.bad_link.is_some() {
+    if bad_link {
         return "not_ip";
     }
     match (&w.stop, w.outer_tunnel()) {
@@ -137,7 +143,7 @@ pub fn run(
     let spec = RunSpec::new(profile, policy, o, false);
     let mut sink = Collect::default();
     let stats = pipeline::run(
-        inputs.iter().cloned(),
+        Frames::Inputs(inputs),
         &spec,
         &mut sink,
         &mut Progress::off(),
@@ -196,7 +202,10 @@ pub fn main_with(o: &Options) -> Result<(), String> {
     let mut runs = Vec::new();
     let title = match &o.file {
         Some(path) => {
-            let mut reader = capture::open(path).map_err(|e| e.to_string())?;
+            // One reader per worker; the source is read once (see `capture::open_shared`).
+            let copies = o.threads.max(1) - 1;
+            let (mut reader, copies) =
+                capture::open_shared(path, copies).map_err(|e| e.to_string())?;
             let (p, pol) = (profiles[0], policies[0]);
             let spec = RunSpec::new(p, pol, o, true);
             let show = o.progress || std::io::stderr().is_terminal();
@@ -206,7 +215,7 @@ pub fn main_with(o: &Options) -> Result<(), String> {
                 eprintln!("replay: warning: {w}");
             }
             let stats = pipeline::run(
-                (&mut reader).map(Input::from),
+                Frames::Capture(&mut reader, copies),
                 &spec,
                 &mut writers,
                 &mut progress,
@@ -230,7 +239,7 @@ pub fn main_with(o: &Options) -> Result<(), String> {
                     first = false;
                     writers.begin_run(&spec).map_err(|e| e.to_string())?;
                     let mut stats = pipeline::run(
-                        inputs.iter().cloned(),
+                        Frames::Inputs(&inputs),
                         &spec,
                         &mut writers,
                         &mut Progress::off(),
@@ -244,7 +253,7 @@ pub fn main_with(o: &Options) -> Result<(), String> {
                     };
                     for _ in 0..2 {
                         let again = pipeline::run(
-                            inputs.iter().cloned(),
+                            Frames::Inputs(&inputs),
                             &quiet,
                             &mut pipeline::Discard,
                             &mut Progress::off(),

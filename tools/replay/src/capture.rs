@@ -10,6 +10,8 @@ use netoffload::wire::LinkType;
 use pcap_parser::pcapng::Block;
 use pcap_parser::{Linktype, PcapBlockOwned, PcapError};
 
+use crate::shared_source::{Direct, SHARED_READ, Shared};
+
 /// One captured frame, normalised to Ethernet or raw IP.
 #[derive(Clone, Debug)]
 pub struct Frame {
@@ -24,6 +26,46 @@ pub struct Frame {
     /// Link framing that could not be understood (e.g. a NULL header with an
     /// unknown address family): the frame counts as malformed.
     pub bad_link: Option<String>,
+}
+
+/// One captured frame as it lies in the reader's buffer (nothing copied), for
+/// `--threads` workers that skip the frames of other queues.
+#[derive(Clone, Debug)]
+pub struct FrameRef<'a> {
+    /// The bytes from the Ethernet header (or the IP header for other link types).
+    pub bytes: &'a [u8],
+    /// How `bytes` begins.
+    pub link: LinkType,
+    /// Capture timestamp in microseconds.
+    pub ts_us: u64,
+    /// True when fewer bytes were captured than were on the wire.
+    pub truncated: bool,
+    /// Link framing that could not be understood (the frame counts as malformed).
+    pub bad_link: Option<String>,
+}
+
+impl FrameRef<'_> {
+    /// The frame with its bytes copied out of the reader's buffer.
+    pub fn to_owned_frame(&self) -> Frame {
+        Frame {
+            bytes: self.bytes.to_vec(),
+            link: self.link,
+            ts_us: self.ts_us,
+            truncated: self.truncated,
+            bad_link: self.bad_link.clone(),
+        }
+    }
+}
+
+/// A test on a frame's captured bytes and how they begin: true to pass it over.
+pub type Skip = dyn Fn(&[u8], LinkType) -> bool;
+
+/// What [`Reader::next_unless`] found.
+pub enum Next<T> {
+    /// A frame, handed to the caller's function (what it returned).
+    Frame(T),
+    /// A frame passed over (the caller's test said so).
+    Skipped,
 }
 
 /// A capture that cannot be read at all (nothing was read from it).
@@ -98,16 +140,16 @@ fn link_of(l: Linktype) -> Result<Link, CaptureError> {
 }
 
 /// Normalises one captured frame.
-fn frame(link: Link, data: &[u8], ts_us: u64, orig_len: u32) -> Frame {
+fn frame<'a>(link: Link, data: &'a [u8], ts_us: u64, orig_len: u32) -> FrameRef<'a> {
     let truncated = (data.len() as u64) < u64::from(orig_len);
-    let mut f = Frame {
-        bytes: Vec::new(),
+    let mut f = FrameRef {
+        bytes: &[],
         link: LinkType::RawIp,
         ts_us,
         truncated,
         bad_link: None,
     };
-    let strip = |f: &mut Frame, n: usize, ok: bool, what: String| {
+    let strip = |f: &mut FrameRef<'a>, n: usize, ok: bool, what: String| {
         if data.len() < n {
             f.bad_link = Some(format!(
                 "{what}: frame shorter than its {n}-byte link header"
@@ -115,14 +157,14 @@ fn frame(link: Link, data: &[u8], ts_us: u64, orig_len: u32) -> Frame {
         } else if !ok {
             f.bad_link = Some(what);
         }
-        f.bytes = data.get(n..).unwrap_or_default().to_vec();
+        f.bytes = data.get(n..).unwrap_or_default();
     };
     match link {
         Link::Ethernet => {
             f.link = LinkType::Ethernet;
-            f.bytes = data.to_vec();
+            f.bytes = data;
         }
-        Link::Raw => f.bytes = data.to_vec(),
+        Link::Raw => f.bytes = data,
         Link::Sll => {
             let proto = be16(data, 14);
             strip(
@@ -240,6 +282,8 @@ impl<R: Read> Read for Counted<R> {
 /// A capture being read: yields one frame at a time (nothing is kept once returned).
 pub struct Reader {
     inner: Box<dyn pcap_parser::traits::PcapReaderIterator + Send>,
+    /// Legacy pcap read straight from a shared source (`inner` then read only the file header).
+    direct: Option<Direct>,
     framing: Framing,
     frames: u64,
     end: Option<End>,
@@ -262,6 +306,14 @@ struct Framing {
 
 /// Opens `path` (`-` is standard input) and reads its file header.
 pub fn open(path: &str) -> Result<Reader, CaptureError> {
+    open_shared(path, 0).map(|(r, _)| r)
+}
+
+/// Opens `path` for `1 + copies` readers (one per `--threads` worker, each
+/// parsing every frame and keeping its own): the source is read once and
+/// shared ([`Shared`]), so standard input works too. The readers must be read
+/// alongside each other (on their own threads): one far ahead waits.
+pub fn open_shared(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), CaptureError> {
     let read = Arc::new(AtomicU64::new(0));
     let (source, size): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
         (Box::new(std::io::stdin()), None)
@@ -283,7 +335,32 @@ pub fn open(path: &str) -> Result<Reader, CaptureError> {
         inner: source,
         read: read.clone(),
     };
-    let inner = match pcap_parser::create_reader(1 << 20, counted) {
+    let shared = Shared::new(Box::new(counted), copies + 1);
+    let mut readers = (0..=copies).map(|me| {
+        // Only the first reader's counter is read (the progress line); the
+        // bytes are counted once, by the source.
+        let counter = if me == 0 {
+            read.clone()
+        } else {
+            Arc::new(AtomicU64::new(0))
+        };
+        let source = Box::new(shared.reader(me));
+        from_source(path, source, counter, size, Some((shared.clone(), me)))
+    });
+    let first = readers.next().expect("one reader")?;
+    let others = readers.collect::<Result<Vec<_>, _>>()?;
+    Ok((first, others))
+}
+
+/// A reader over `source`, its file header read.
+fn from_source(
+    path: &str,
+    source: Box<dyn Read + Send>,
+    read: Arc<AtomicU64>,
+    size: Option<u64>,
+    direct: Option<(Arc<Shared>, usize)>,
+) -> Result<Reader, CaptureError> {
+    let inner = match pcap_parser::create_reader(SHARED_READ, source) {
         Ok(r) => r,
         Err(PcapError::Eof) => {
             return Err(CaptureError::Open(
@@ -315,6 +392,7 @@ pub fn open(path: &str) -> Result<Reader, CaptureError> {
             last_ts: 0,
             warnings: Vec::new(),
         },
+        direct: None,
         frames: 0,
         end: None,
         bytes_read: read,
@@ -323,14 +401,28 @@ pub fn open(path: &str) -> Result<Reader, CaptureError> {
     // A legacy file header names the link type of the whole file: refuse an
     // unsupported one before anything else is read.
     let header = match r.inner.next() {
-        Ok((len, PcapBlockOwned::LegacyHeader(h))) => {
-            Some((len, h.network, h.is_nanosecond_precision()))
-        }
+        Ok((len, PcapBlockOwned::LegacyHeader(h))) => Some((
+            len,
+            h.network,
+            h.is_nanosecond_precision(),
+            (!h.is_modified_format()).then_some(h.is_bigendian()),
+        )),
         _ => None,
     };
-    if let Some((len, network, nanos)) = header {
+    if let Some((len, network, nanos, layout)) = header {
         r.framing.legacy = Some((link_of(network)?, nanos));
-        r.inner.consume(len);
+        r.inner.consume_noshift(len);
+        // Records of a legacy pcap on a shared source are read straight from
+        // its pieces; the header parser read the first piece whole.
+        if let (Some((shared, me)), Some(big_endian)) = (direct, layout) {
+            r.direct = Some(Direct::new(
+                shared,
+                me,
+                r.inner.data(),
+                len as u64,
+                big_endian,
+            ));
+        }
     }
     Ok(r)
 }
@@ -372,6 +464,15 @@ impl Reader {
         &self.framing.path
     }
 
+    /// Ends the stream on `e` (what the iterator does with a header error).
+    pub fn record_error(&mut self, e: CaptureError) {
+        self.end = Some(End::Broken {
+            frames: self.frames,
+            offset: 0,
+            why: e.to_string(),
+        });
+    }
+
     /// Warnings met so far (taken: each is returned once).
     pub fn take_warnings(&mut self) -> Vec<String> {
         std::mem::take(&mut self.framing.warnings)
@@ -380,20 +481,56 @@ impl Reader {
     /// The next frame; `Ok(None)` at the end of the capture (see [`Reader::end`]);
     /// `Err` only for a legacy file header of an unsupported link type.
     pub fn next_frame(&mut self) -> Result<Option<Frame>, CaptureError> {
+        self.next_with(|f| f.to_owned_frame())
+    }
+
+    /// Hands the next frame, still in the read buffer, to `use_frame` and
+    /// returns what it returns; `Ok(None)` at the end, as [`Reader::next_frame`].
+    pub fn next_with<T>(
+        &mut self,
+        use_frame: impl FnOnce(FrameRef<'_>) -> T,
+    ) -> Result<Option<T>, CaptureError> {
+        // Without a test nothing is skipped.
+        Ok(match self.next_unless(None, |f, _| use_frame(f))? {
+            Some(Next::Frame(t)) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// [`Reader::next_with`], but a frame for which `skip` (given the captured
+    /// bytes and how they begin) is true may be passed over before it is
+    /// framed: only counted (a `--threads` worker and the frames of other
+    /// queues). Done where the bytes need no link header stripped (Ethernet or
+    /// raw IP in a legacy pcap); other frames reach `use_frame` untested,
+    /// with `false`, tested ones with `true`.
+    pub fn next_unless<T>(
+        &mut self,
+        skip: Option<&Skip>,
+        use_frame: impl FnOnce(FrameRef<'_>, bool) -> T,
+    ) -> Result<Option<Next<T>>, CaptureError> {
         if self.end.is_some() {
             return Ok(None);
         }
+        if self.direct.is_some() {
+            return self.next_direct(skip, use_frame);
+        }
+        let use_frame = |f: FrameRef<'_>| Next::Frame(use_frame(f, false));
         loop {
             let offset = self.inner.consumed() as u64;
             match self.inner.next() {
                 Ok((len, block)) => {
-                    let frame = self.framing.block(block)?;
-                    self.inner.consume(len);
-                    if let Some(f) = frame {
-                        self.frames += 1;
-                        self.framing.last_ts = f.ts_us;
-                        return Ok(Some(f));
-                    }
+                    let Some(f) = self.framing.block(block)? else {
+                        self.inner.consume_noshift(len);
+                        continue;
+                    };
+                    self.frames += 1;
+                    self.framing.last_ts = f.ts_us;
+                    let out = use_frame(f);
+                    // No shift per block: the buffer's remainder moves to its
+                    // front only when it is refilled (a partial block, not
+                    // every byte once more).
+                    self.inner.consume_noshift(len);
+                    return Ok(Some(out));
                 }
                 Err(PcapError::Eof) => {
                     self.end = Some(End::Clean);
@@ -452,6 +589,58 @@ impl Reader {
         }
     }
 
+    /// [`Reader::next_with`] for a legacy pcap read straight from shared pieces.
+    fn next_direct<T>(
+        &mut self,
+        skip: Option<&Skip>,
+        use_frame: impl FnOnce(FrameRef<'_>, bool) -> T,
+    ) -> Result<Option<Next<T>>, CaptureError> {
+        let Some(direct) = &mut self.direct else {
+            return Ok(None);
+        };
+        let record = match direct.next_record(self.frames) {
+            Ok(Some((record, _))) => record,
+            Ok(None) => {
+                self.end = Some(End::Clean);
+                return Ok(None);
+            }
+            Err(end) => {
+                self.end = Some(end);
+                return Ok(None);
+            }
+        };
+        let Some(block) = direct.block(&record) else {
+            self.end = Some(End::Broken {
+                frames: self.frames,
+                offset: 0,
+                why: "a block that does not parse (corrupt length or type)".into(),
+            });
+            return Ok(None);
+        };
+        // Ethernet and raw IP frames are their captured bytes: tested as they lie.
+        let plain = match self.framing.legacy {
+            Some((Link::Ethernet, _)) => Some(LinkType::Ethernet),
+            Some((Link::Raw, _)) => Some(LinkType::RawIp),
+            _ => None,
+        };
+        let tested = match (skip, plain, &block) {
+            (Some(skip), Some(link), PcapBlockOwned::Legacy(b)) => {
+                if skip(b.data, link) {
+                    self.frames += 1;
+                    return Ok(Some(Next::Skipped));
+                }
+                true
+            }
+            _ => false,
+        };
+        let Some(f) = self.framing.block(block)? else {
+            return Ok(None);
+        };
+        self.frames += 1;
+        self.framing.last_ts = f.ts_us;
+        Ok(Some(Next::Frame(use_frame(f, tested))))
+    }
+
     /// Reads more of the source; false (and the end recorded) on a read error.
     fn refill(&mut self, offset: u64) -> bool {
         if self.inner.refill().is_err() {
@@ -468,7 +657,10 @@ impl Reader {
 
 impl Framing {
     /// One block: a frame, or header bookkeeping (`None`).
-    fn block(&mut self, block: PcapBlockOwned<'_>) -> Result<Option<Frame>, CaptureError> {
+    fn block<'a>(
+        &mut self,
+        block: PcapBlockOwned<'a>,
+    ) -> Result<Option<FrameRef<'a>>, CaptureError> {
         Ok(match block {
             PcapBlockOwned::LegacyHeader(h) => {
                 let link = link_of(h.network)?;
@@ -542,9 +734,9 @@ impl Framing {
     }
 
     /// A frame this tool cannot frame (counted as malformed, never dropped).
-    fn unusable(&self, why: String) -> Frame {
-        Frame {
-            bytes: Vec::new(),
+    fn unusable(&self, why: String) -> FrameRef<'static> {
+        FrameRef {
+            bytes: &[],
             link: LinkType::Ethernet,
             ts_us: self.last_ts,
             truncated: false,
@@ -561,11 +753,7 @@ impl Iterator for Reader {
         match self.next_frame() {
             Ok(f) => f,
             Err(e) => {
-                self.end = Some(End::Broken {
-                    frames: self.frames,
-                    offset: 0,
-                    why: e.to_string(),
-                });
+                self.record_error(e);
                 None
             }
         }

@@ -13,5 +13,7 @@ pub mod nic;
 pub mod pipeline;
 pub mod report;
 pub mod rss;
+pub mod shared_source;
 pub mod verdicts;
 pub mod walk;
+pub mod workers;

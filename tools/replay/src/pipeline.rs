@@ -8,18 +8,18 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
-use crate::app::{Input, class_of};
+use crate::app::class_for;
+use crate::capture::FrameRef;
 use crate::cli::{Options, Policy};
 use crate::explain;
 use crate::gro_run::{Config, Cost, Engine, Out};
 use crate::nic::{self, Profile};
-use crate::report::RunStats;
-use crate::rss::{self, RssMode};
+use crate::report::{ClassStats, RunStats};
+use crate::rss::RssMode;
 use crate::verdicts::{self, Row};
-use crate::walk::{self, Stop, Walk};
+use crate::walk::{Stop, Walk};
 
 /// What one run needs to know.
 #[derive(Clone, Debug)]
@@ -144,13 +144,14 @@ impl Queue {
         outs
     }
 
-    /// Receives frame number `frame` (already walked).
-    pub fn frame(&mut self, frame: u64, inp: &Input, w: Walk) -> Done {
-        let class = class_of(inp, &w);
+    /// Receives frame number `frame` (already walked); `class` is the mix's
+    /// class of the frame (empty for a capture's).
+    pub fn frame(&mut self, frame: u64, inp: &FrameRef<'_>, class: &'static str, w: Walk) -> Done {
+        let class = class_for(class, inp.bad_link.is_some(), &w);
         // The device's work is not part of the measured time.
-        let report = nic::report(self.spec.profile, &inp.bytes, &w);
+        let report = nic::report(self.spec.profile, inp.bytes, &w);
         let verdict_rows = if self.spec.verdicts && inp.bad_link.is_none() {
-            verdicts::frame_rows(frame, &inp.bytes, &w, inp.truncated)
+            verdicts::frame_rows(frame, inp.bytes, &w, inp.truncated)
         } else {
             Vec::new()
         };
@@ -175,7 +176,7 @@ impl Queue {
         self.held.insert(frame, class);
         let r = self.engine.receive(
             frame,
-            &inp.bytes,
+            inp.bytes,
             &w,
             report,
             want.then_some(&mut self.steps),
@@ -204,7 +205,7 @@ impl Queue {
                 frame,
                 class,
                 inp.bytes.len(),
-                &w.chain(&inp.bytes),
+                &w.chain(inp.bytes),
                 report,
                 &self.steps,
                 &r.verdict,
@@ -238,6 +239,11 @@ pub trait Outputs {
     fn out(&mut self, n: u64, out: &Out);
     /// One `--explain` line.
     fn explain(&mut self, line: &str);
+    /// True when it wants the per-frame outputs above (else only the
+    /// statistics count, and `--threads` workers need not merge frame by frame).
+    fn per_frame(&self) -> bool {
+        true
+    }
 }
 
 /// Keeps everything in memory (tests).
@@ -270,6 +276,9 @@ impl Outputs for Discard {
     fn verdicts(&mut self, _: &[Row]) {}
     fn out(&mut self, _: u64, _: &Out) {}
     fn explain(&mut self, _: &str) {}
+    fn per_frame(&self) -> bool {
+        false
+    }
 }
 
 /// The `--gro` CSV writer with its header written.
@@ -401,6 +410,9 @@ impl Outputs for Writers {
             self.keep("--explain", r);
         }
     }
+    fn per_frame(&self) -> bool {
+        self.verdicts.is_some() || self.gro.is_some() || self.explain.is_some()
+    }
 }
 
 /// The progress line on stderr: frames, bytes read and, for a file, an ETA.
@@ -434,7 +446,7 @@ impl Progress {
     }
 
     /// Called per frame; prints at most once a second, after two seconds.
-    fn tick(&mut self, frames: u64) {
+    pub(crate) fn tick(&mut self, frames: u64) {
         if !self.show || !frames.is_multiple_of(1024) {
             return;
         }
@@ -474,14 +486,38 @@ impl Progress {
 }
 
 /// The merge: statistics in frame order, outputs forwarded.
-struct Totals<'a> {
-    stats: RunStats,
+pub(crate) struct Totals<'a> {
+    pub(crate) stats: RunStats,
     out_n: u64,
-    sink: &'a mut dyn Outputs,
+    pub(crate) sink: &'a mut dyn Outputs,
+    /// Per-class counters while the run lasts, found by the class's address
+    /// first (a handful of classes; the map of `stats` is filled at the end).
+    classes: Vec<(&'static str, ClassStats)>,
 }
 
-impl Totals<'_> {
-    fn outs(&mut self, outs: &[(Out, &'static str)]) {
+impl<'a> Totals<'a> {
+    /// Totals starting from `stats`, outputs to `sink`.
+    pub(crate) fn new(stats: RunStats, sink: &'a mut dyn Outputs) -> Totals<'a> {
+        Totals {
+            stats,
+            out_n: 0,
+            sink,
+            classes: Vec::new(),
+        }
+    }
+
+    /// The statistics, per-class counters included.
+    pub(crate) fn finish(&mut self) -> RunStats {
+        for (class, c) in self.classes.drain(..) {
+            let mine = self.stats.classes.entry(class.to_string()).or_default();
+            mine.packets_in += c.packets_in;
+            mine.packets_out += c.packets_out;
+            mine.sw_csum_bytes += c.sw_csum_bytes;
+        }
+        std::mem::take(&mut self.stats)
+    }
+
+    pub(crate) fn outs(&mut self, outs: &[(Out, &'static str)]) {
         for (o, class) in outs {
             self.out_n += 1;
             self.stats.packets_out += 1;
@@ -491,16 +527,20 @@ impl Totals<'_> {
         }
     }
 
-    fn class(&mut self, class: &str) -> &mut crate::report::ClassStats {
-        if !self.stats.classes.contains_key(class) {
-            self.stats
-                .classes
-                .insert(class.to_string(), Default::default());
-        }
-        self.stats.classes.get_mut(class).expect("inserted")
+    fn class(&mut self, class: &'static str) -> &mut ClassStats {
+        let found = self
+            .classes
+            .iter()
+            .position(|(c, _)| std::ptr::eq(*c, class))
+            .or_else(|| self.classes.iter().position(|(c, _)| *c == class));
+        let i = found.unwrap_or_else(|| {
+            self.classes.push((class, ClassStats::default()));
+            self.classes.len() - 1
+        });
+        &mut self.classes[i].1
     }
 
-    fn frame(&mut self, d: &Done) {
+    pub(crate) fn frame(&mut self, d: &Done) {
         self.sink.verdicts(&d.verdicts);
         let c = self.class(d.class);
         c.packets_in += 1;
@@ -525,182 +565,4 @@ impl Totals<'_> {
     }
 }
 
-/// Replays a stream of frames once; outputs go to `sink` as they are merged.
-pub fn run(
-    src: impl Iterator<Item = Input> + Send,
-    spec: &RunSpec,
-    sink: &mut dyn Outputs,
-    progress: &mut Progress,
-) -> RunStats {
-    let mut t = Totals {
-        stats: RunStats {
-            profile: spec.profile.name(),
-            policy: spec.policy.name(),
-            ..RunStats::default()
-        },
-        out_n: 0,
-        sink,
-    };
-    let busy = if spec.threads <= 1 {
-        one_queue(src, spec, &mut t, progress)
-    } else {
-        queues(src, spec, &mut t, progress)
-    };
-    let n = t.stats.packets_in;
-    t.stats.ns_per_packet = if n == 0 {
-        0.0
-    } else {
-        busy.as_nanos() as f64 / n as f64
-    };
-    t.stats
-}
-
-fn one_queue(
-    src: impl Iterator<Item = Input>,
-    spec: &RunSpec,
-    t: &mut Totals<'_>,
-    progress: &mut Progress,
-) -> Duration {
-    let mut q = Queue::new(spec);
-    for (i, inp) in src.enumerate() {
-        let frame = i as u64 + 1;
-        let w = walk::walk(&inp.bytes, inp.link);
-        let d = q.frame(frame, &inp, w);
-        t.frame(&d);
-        progress.tick(frame);
-    }
-    let outs = q.finish();
-    t.outs(&outs);
-    q.busy
-}
-
-/// Frames per batch handed to the workers (fewer when the bytes reach `CHUNK_BYTES`).
-const CHUNK_FRAMES: usize = 4096;
-/// Bytes per batch: bounds the memory in flight whatever the frame sizes.
-const CHUNK_BYTES: usize = 2 << 20;
-/// Batches queued per worker, each way.
-const DEPTH: usize = 4;
-
-type Batch = Vec<(u64, Input, Option<Walk>)>;
-
-enum Msg {
-    Part(Vec<Done>),
-    End(Vec<(Out, &'static str)>, Duration),
-}
-
-/// `--threads N`: a reader thread walks each frame and picks its queue by the
-/// RSS hash; N workers run a queue each; this thread merges in frame order.
-/// Every batch goes to every worker (possibly empty) so the merge takes one
-/// reply from each worker per batch, in order.
-fn queues(
-    src: impl Iterator<Item = Input> + Send,
-    spec: &RunSpec,
-    t: &mut Totals<'_>,
-    progress: &mut Progress,
-) -> Duration {
-    let n = spec.threads;
-    std::thread::scope(|s| {
-        let mut to_workers: Vec<SyncSender<Batch>> = Vec::new();
-        let mut from_workers: Vec<Receiver<Msg>> = Vec::new();
-        for _ in 0..n {
-            let (tx, rx) = sync_channel::<Batch>(DEPTH);
-            let (rtx, rrx) = sync_channel::<Msg>(DEPTH);
-            to_workers.push(tx);
-            from_workers.push(rrx);
-            s.spawn(move || worker(spec, rx, rtx));
-        }
-        s.spawn(move || reader(src, spec, to_workers));
-        let mut busy = Duration::ZERO;
-        let mut frames = 0u64;
-        loop {
-            let mut parts = Vec::with_capacity(n);
-            let mut ends = Vec::new();
-            for rx in &from_workers {
-                match rx.recv() {
-                    Ok(Msg::Part(p)) => parts.push(p.into_iter().peekable()),
-                    Ok(Msg::End(outs, b)) => ends.push((outs, b)),
-                    Err(_) => ends.push((Vec::new(), Duration::ZERO)),
-                }
-            }
-            if !ends.is_empty() {
-                for (outs, b) in ends {
-                    t.outs(&outs);
-                    busy += b;
-                }
-                return busy;
-            }
-            // k-way merge by frame number.
-            loop {
-                let next = parts
-                    .iter_mut()
-                    .enumerate()
-                    .filter_map(|(i, p)| p.peek().map(|d| (d.frame, i)))
-                    .min();
-                let Some((_, i)) = next else { break };
-                if let Some(d) = parts[i].next() {
-                    t.frame(&d);
-                    frames += 1;
-                    progress.tick(frames);
-                }
-            }
-        }
-    })
-}
-
-fn reader(src: impl Iterator<Item = Input>, spec: &RunSpec, to: Vec<SyncSender<Batch>>) {
-    let n = to.len();
-    let mut batches: Vec<Batch> = (0..n).map(|_| Vec::new()).collect();
-    let mut frames = 0usize;
-    let mut bytes = 0usize;
-    let send = |batches: &mut Vec<Batch>| -> bool {
-        batches
-            .iter_mut()
-            .zip(&to)
-            .all(|(b, tx)| tx.send(std::mem::take(b)).is_ok())
-    };
-    for (i, inp) in src.enumerate() {
-        // Outer hashing reads the headers directly (the walk is the workers'
-        // job); inner hashing needs the walk, which then travels with the frame.
-        let (q, w) = match spec.rss {
-            RssMode::Outer => (
-                rss::queue_of(rss::outer_tuple(&inp.bytes, inp.link).as_deref(), n),
-                None,
-            ),
-            RssMode::Inner => {
-                let w = walk::walk(&inp.bytes, inp.link);
-                (rss::queue(&inp.bytes, &w, RssMode::Inner, n), Some(w))
-            }
-        };
-        bytes += inp.bytes.len();
-        frames += 1;
-        batches[q].push((i as u64 + 1, inp, w));
-        if frames >= CHUNK_FRAMES || bytes >= CHUNK_BYTES {
-            if !send(&mut batches) {
-                return;
-            }
-            frames = 0;
-            bytes = 0;
-        }
-    }
-    if frames > 0 {
-        send(&mut batches);
-    }
-}
-
-fn worker(spec: &RunSpec, rx: Receiver<Batch>, tx: SyncSender<Msg>) {
-    let mut q = Queue::new(spec);
-    for batch in rx {
-        let done: Vec<Done> = batch
-            .into_iter()
-            .map(|(frame, inp, w)| {
-                let w = w.unwrap_or_else(|| walk::walk(&inp.bytes, inp.link));
-                q.frame(frame, &inp, w)
-            })
-            .collect();
-        if tx.send(Msg::Part(done)).is_err() {
-            return;
-        }
-    }
-    let outs = q.finish();
-    let _ = tx.send(Msg::End(outs, q.busy));
-}
+pub use crate::workers::{Frames, run};

@@ -79,6 +79,30 @@ impl RunStats {
         }
     }
 
+    /// Adds the counters of `other` (another `--threads` queue of the same run);
+    /// `ns_per_packet` is left to the caller.
+    pub fn absorb(&mut self, other: &RunStats) {
+        self.packets_in += other.packets_in;
+        self.packets_out += other.packets_out;
+        self.sw_csum_bytes += other.sw_csum_bytes;
+        self.dup_csum_bytes += other.dup_csum_bytes;
+        self.sw_adjust_bytes += other.sw_adjust_bytes;
+        self.bad_csum += other.bad_csum;
+        self.device_faults += other.device_faults;
+        self.malformed += other.malformed;
+        self.not_ip += other.not_ip;
+        self.truncated += other.truncated;
+        for (reason, count) in &other.flush_reasons {
+            *self.flush_reasons.entry(reason).or_default() += count;
+        }
+        for (class, c) in &other.classes {
+            let mine = self.classes.entry(class.clone()).or_default();
+            mine.packets_in += c.packets_in;
+            mine.packets_out += c.packets_out;
+            mine.sw_csum_bytes += c.sw_csum_bytes;
+        }
+    }
+
     /// The most frequent reasons, most frequent first (ties by name).
     pub fn top_reasons(&self, n: usize) -> Vec<(&'static str, u64)> {
         let mut v: Vec<_> = self.flush_reasons.iter().map(|(k, c)| (*k, *c)).collect();

@@ -78,14 +78,21 @@ pub const MAX_INPUT: usize = 36;
 pub struct Table(Box<[[u32; 256]; MAX_INPUT]>);
 
 impl Table {
-    /// The table of `key`.
+    /// The table of `key`: each cell is the cell of the value without its
+    /// lowest set bit, XOR the key window of that bit (a few thousand steps,
+    /// so a short capture does not wait for the table).
     pub fn new(key: &[u8; 40]) -> Table {
         let mut t = Box::new([[0u32; 256]; MAX_INPUT]);
         for (pos, row) in t.iter_mut().enumerate() {
-            for (value, cell) in row.iter_mut().enumerate() {
+            // The key window of each bit of this byte, most significant bit first.
+            let windows: [u32; 8] = std::array::from_fn(|bit| {
                 let mut input = [0u8; MAX_INPUT];
-                input[pos] = value as u8;
-                *cell = toeplitz(key, &input[..=pos]);
+                input[pos] = 0x80 >> bit;
+                toeplitz(key, &input[..=pos])
+            });
+            for value in 1..256usize {
+                let lowest = value.trailing_zeros() as usize;
+                row[value] = row[value & (value - 1)] ^ windows[7 - lowest];
             }
         }
         Table(t)
@@ -125,6 +132,21 @@ pub fn queue(bytes: &[u8], w: &Walk, mode: RssMode, queues: usize) -> usize {
 /// IPv4 or IPv6, ports of TCP/UDP/SCTP when they follow the fixed header of an
 /// unfragmented packet (else the 2-tuple). `None` when not IP.
 pub fn outer_tuple(bytes: &[u8], link: LinkType) -> Option<Vec<u8>> {
+    let mut buf = [0u8; MAX_INPUT];
+    let n = outer_input(bytes, link, &mut buf)?;
+    Some(buf[..n].to_vec())
+}
+
+/// The queue of a frame by its outer headers read directly (no walk, nothing
+/// allocated: every `--threads` worker runs it on every frame).
+pub fn outer_queue(bytes: &[u8], link: LinkType, queues: usize) -> usize {
+    let mut buf = [0u8; MAX_INPUT];
+    let n = outer_input(bytes, link, &mut buf);
+    queue_of(n.map(|n| &buf[..n]), queues)
+}
+
+/// [`outer_tuple`] written into `buf`; its length.
+fn outer_input(bytes: &[u8], link: LinkType, buf: &mut [u8; MAX_INPUT]) -> Option<usize> {
     let (mut l3, mut et) = match link {
         LinkType::Ethernet => (14, be16(bytes, 12)?),
         LinkType::RawIp => match bytes.first()? >> 4 {
@@ -158,15 +180,16 @@ pub fn outer_tuple(bytes: &[u8], link: LinkType) -> Option<Vec<u8>> {
         ),
         _ => return None,
     };
-    let mut t = Vec::with_capacity(addrs.len() + 4);
-    t.extend_from_slice(addrs);
+    buf[..addrs.len()].copy_from_slice(addrs);
+    let mut n = addrs.len();
     if !frag
         && matches!(proto, 6 | 17 | 132)
         && let Some(ports) = bytes.get(l4..l4 + 4)
     {
-        t.extend_from_slice(ports);
+        buf[n..n + 4].copy_from_slice(ports);
+        n += 4;
     }
-    Some(t)
+    Some(n)
 }
 
 fn be16(b: &[u8], at: usize) -> Option<u16> {

@@ -1,0 +1,340 @@
+//! A capture source read once for every `--threads` worker, and legacy pcap
+//! records taken straight from its pieces (no copy into a parser's buffer).
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::sync::{Arc, Condvar, Mutex};
+
+use pcap_parser::{PcapBlockOwned, parse_pcap_frame, parse_pcap_frame_be};
+
+use crate::capture::{End, MAX_BLOCK};
+
+/// Bytes per read of a shared source (the size of each reader's buffer too).
+pub const SHARED_READ: usize = 1 << 20;
+/// Reads kept for the readers behind: the reader this many reads ahead of the
+/// slowest waits (memory stays bounded).
+const SHARED_AHEAD: usize = 8;
+
+/// A source read once for several readers (one per `--threads` worker): the
+/// reader that first needs the next piece reads it, the others take the piece
+/// kept for them. So every worker parses every frame, standard input works,
+/// and the reading (and its system time) falls to whichever worker is ahead.
+pub struct Shared {
+    state: Mutex<SharedState>,
+    source: Mutex<Box<dyn Read + Send>>,
+    moved: Condvar,
+}
+
+pub struct SharedState {
+    /// Reads kept, numbered from `first` (`None`: the read failed).
+    kept: VecDeque<Option<Piece>>,
+    first: usize,
+    /// The number of the next read each reader takes.
+    next: Vec<usize>,
+    /// A reader is reading the source (outside the lock).
+    reading: bool,
+    /// The source is exhausted (or failed): no read after the kept ones.
+    ended: bool,
+    /// Buffers of dropped reads, for the next ones.
+    spare: Vec<Vec<u8>>,
+}
+
+impl Shared {
+    /// Read number `next[me]` for reader `me`: kept, read now, or waited for.
+    pub fn take(&self, me: usize) -> Option<Piece> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let i = s.next[me];
+            if i < s.first + s.kept.len() {
+                let piece = s.kept[i - s.first].clone();
+                // A read every reader has moved past is dropped and its buffer
+                // kept for a next read. Each reader holds the read before its
+                // next (the one it is parsing), this one until it has the new
+                // one: so `slowest` is counted before this reader moves on.
+                let slowest = s.next.iter().copied().min().unwrap_or(0);
+                s.next[me] += 1;
+                while s.first + 1 < slowest {
+                    if let Some(Some(old)) = s.kept.pop_front()
+                        && let Ok(buf) = Arc::try_unwrap(old.bytes)
+                    {
+                        s.spare.push(buf);
+                    }
+                    s.first += 1;
+                }
+                self.moved.notify_all();
+                return piece;
+            }
+            if s.ended {
+                return Some(Piece::default());
+            }
+            if s.reading || s.kept.len() >= SHARED_AHEAD {
+                s = self.moved.wait(s).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            s.reading = true;
+            let mut buf = s.spare.pop().unwrap_or_else(|| vec![0; SHARED_READ]);
+            drop(s);
+            let r = self
+                .source
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .read(&mut buf);
+            s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            s.reading = false;
+            match r {
+                Ok(n) => {
+                    s.ended = n == 0;
+                    s.kept.push_back(Some(Piece {
+                        bytes: Arc::new(buf),
+                        len: n,
+                    }));
+                }
+                Err(_) => {
+                    s.ended = true;
+                    s.kept.push_back(None);
+                }
+            }
+            self.moved.notify_all();
+        }
+    }
+}
+
+/// One read of a shared source: the first `len` bytes of a reused buffer.
+#[derive(Clone, Default)]
+pub struct Piece {
+    bytes: Arc<Vec<u8>>,
+    len: usize,
+}
+
+/// One reader's view of a [`Shared`] source.
+pub struct SharedReader {
+    shared: Arc<Shared>,
+    me: usize,
+    piece: Piece,
+    at: usize,
+}
+
+impl Read for SharedReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.at == self.piece.len {
+            match self.shared.take(self.me) {
+                Some(p) => {
+                    self.piece = p;
+                    self.at = 0;
+                }
+                None => return Err(std::io::Error::other("read error")),
+            }
+        }
+        let n = buf.len().min(self.piece.len - self.at);
+        buf[..n].copy_from_slice(&self.piece.bytes[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+impl Shared {
+    /// A shared source over `source` for `readers` readers.
+    pub fn new(source: Box<dyn Read + Send>, readers: usize) -> Arc<Shared> {
+        Arc::new(Shared {
+            state: Mutex::new(SharedState {
+                kept: VecDeque::new(),
+                first: 0,
+                next: vec![0; readers],
+                reading: false,
+                ended: false,
+                spare: Vec::new(),
+            }),
+            source: Mutex::new(source),
+            moved: Condvar::new(),
+        })
+    }
+
+    /// The first read, while every reader is still on it (as when the
+    /// readers are opened, each reading the file header from it).
+    fn first_piece(&self) -> Option<Piece> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match (s.first, s.kept.front()) {
+            (0, Some(Some(p))) => Some(p.clone()),
+            _ => None,
+        }
+    }
+
+    /// Reader `me`'s `Read` view (for the parser that reads the file header).
+    pub fn reader(self: &Arc<Shared>, me: usize) -> SharedReader {
+        SharedReader {
+            shared: self.clone(),
+            me,
+            piece: Piece::default(),
+            at: 0,
+        }
+    }
+}
+
+/// Where a record taken by [`Direct::next_record`] lies.
+pub enum Record {
+    /// In the current piece, at this range.
+    Piece(usize, usize),
+    /// Gathered across pieces in the carry buffer.
+    Carry,
+}
+
+/// Legacy pcap records (16-byte header, then the captured bytes) read straight
+/// from the pieces of a [`Shared`] source; a record across two pieces is
+/// gathered in a small carry buffer. Stops as pcap-parser's reader does: a
+/// cut record is `End::Cut`, a record over [`MAX_BLOCK`] is `End::Broken`.
+pub struct Direct {
+    shared: Arc<Shared>,
+    me: usize,
+    piece: Piece,
+    pos: usize,
+    carry: Vec<u8>,
+    carry_taken: bool,
+    big_endian: bool,
+    /// File offset of the next record.
+    offset: u64,
+}
+
+impl Direct {
+    /// Takes over reader `me` after the file header, at file offset `offset`
+    /// in the first piece (which the header parser read whole); `rest` is
+    /// what the header parser holds beyond the header, the same bytes, copied
+    /// only if the first piece is no longer kept.
+    pub fn new(
+        shared: Arc<Shared>,
+        me: usize,
+        rest: &[u8],
+        offset: u64,
+        big_endian: bool,
+    ) -> Direct {
+        let (piece, pos) = match shared.first_piece() {
+            Some(p) if p.len == offset as usize + rest.len() => (p, offset as usize),
+            _ => (
+                Piece {
+                    bytes: Arc::new(rest.to_vec()),
+                    len: rest.len(),
+                },
+                0,
+            ),
+        };
+        Direct {
+            shared,
+            me,
+            piece,
+            pos,
+            carry: Vec::new(),
+            carry_taken: false,
+            big_endian,
+            offset,
+        }
+    }
+
+    /// A record returned by [`Direct::next_record`] parsed by pcap-parser
+    /// (`None` cannot happen: the record's length was checked).
+    pub fn block(&self, r: &Record) -> Option<PcapBlockOwned<'_>> {
+        let bytes = match *r {
+            Record::Piece(at, len) => &self.piece.bytes[at..at + len],
+            Record::Carry => &self.carry[..],
+        };
+        let parsed = if self.big_endian {
+            parse_pcap_frame_be(bytes)
+        } else {
+            parse_pcap_frame(bytes)
+        };
+        parsed.ok().map(|(_, b)| PcapBlockOwned::Legacy(b))
+    }
+
+    /// The record's total length from its header (`Err` over [`MAX_BLOCK`]).
+    fn record_len(&self, header: &[u8], frames: u64) -> Result<usize, End> {
+        let b = [header[8], header[9], header[10], header[11]];
+        let caplen = if self.big_endian {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        };
+        let total = 16 + caplen as usize;
+        if total > MAX_BLOCK {
+            return Err(End::Broken {
+                frames,
+                offset: self.offset,
+                why: format!(
+                    "a block larger than {} MiB (a corrupt length, not a frame)",
+                    MAX_BLOCK >> 20
+                ),
+            });
+        }
+        Ok(total)
+    }
+
+    /// The next piece; false at the end of the source.
+    fn fetch(&mut self, frames: u64) -> Result<bool, End> {
+        match self.shared.take(self.me) {
+            Some(p) => {
+                self.piece = p;
+                self.pos = 0;
+                Ok(self.piece.len > 0)
+            }
+            None => Err(End::Broken {
+                frames,
+                offset: self.offset,
+                why: "read error".into(),
+            }),
+        }
+    }
+
+    /// The next record and its file offset; `Ok(None)` at a clean end;
+    /// `Err` with how the capture ended otherwise. `frames`: frames read so far.
+    pub fn next_record(&mut self, frames: u64) -> Result<Option<(Record, u64)>, End> {
+        if self.carry_taken {
+            self.carry.clear();
+            self.carry_taken = false;
+        }
+        loop {
+            if self.carry.is_empty() {
+                let data = &self.piece.bytes[self.pos..self.piece.len];
+                if data.is_empty() {
+                    if !self.fetch(frames)? {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+                if data.len() >= 16 {
+                    let total = self.record_len(data, frames)?;
+                    if data.len() >= total {
+                        let (at, offset) = (self.pos, self.offset);
+                        self.pos += total;
+                        self.offset += total as u64;
+                        return Ok(Some((Record::Piece(at, total), offset)));
+                    }
+                }
+                self.carry.extend_from_slice(data);
+                self.pos = self.piece.len;
+                continue;
+            }
+            // A record across pieces: header first, then its captured bytes.
+            let want = if self.carry.len() < 16 {
+                16
+            } else {
+                self.record_len(&self.carry, frames)?
+            };
+            if self.carry.len() >= 16 && self.carry.len() == want {
+                let offset = self.offset;
+                self.offset += want as u64;
+                self.carry_taken = true;
+                return Ok(Some((Record::Carry, offset)));
+            }
+            if self.pos == self.piece.len && !self.fetch(frames)? {
+                return Err(End::Cut {
+                    frames,
+                    offset: self.offset,
+                });
+            }
+            let take = (want - self.carry.len()).min(self.piece.len - self.pos);
+            self.carry
+                .extend_from_slice(&self.piece.bytes[self.pos..self.pos + take]);
+            self.pos += take;
+        }
+    }
+}
