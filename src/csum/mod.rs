@@ -59,7 +59,7 @@ pub use types::{Sum16, Wsum};
 /// Any length and alignment; `fold(partial(x, init))` equals Linux's
 /// `csum_fold(csum_partial(x, len, init))` for every input. Runs the active
 /// [`Level`]; all levels give the same `Wsum`.
-#[inline]
+#[inline(always)]
 pub fn partial(data: &[u8], init: Wsum) -> Wsum {
     if data.len() <= scalar::SMALL {
         // `init` joins the carry chain: `fold64` of any sum with the raw-sum
@@ -70,14 +70,19 @@ pub fn partial(data: &[u8], init: Wsum) -> Wsum {
 }
 
 /// The raw short-path sum of `data` (at most `scalar::SMALL` bytes) plus `init`.
-/// The header sizes (20: IPv4, TCP; 40: IPv6, TCP with options) run at a length
-/// known at compile time, with no length branches, as `ipv4_header` does.
+/// The header sizes (20: IPv4, TCP; 40: IPv6, TCP with options) and a whole
+/// short block (64) run at a length known at compile time, with no length
+/// branches, as `ipv4_header` does. `partial` is `inline(always)` so this
+/// stays inlined into its callers (as a call, it cost 0.5-0.9 ns per sum).
 #[inline(always)]
 fn sum_short(data: &[u8], init: u64) -> u64 {
     if let Ok(h) = <&[u8; 20]>::try_from(data) {
         return arch::sum_small(h, init);
     }
     if let Ok(h) = <&[u8; 40]>::try_from(data) {
+        return arch::sum_small(h, init);
+    }
+    if let Ok(h) = <&[u8; scalar::SMALL]>::try_from(data) {
         return arch::sum_small(h, init);
     }
     arch::sum_small(data, init)
