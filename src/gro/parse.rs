@@ -326,10 +326,24 @@ pub(crate) fn tcp4_parsed(payload: usize, end: usize) -> Parsed {
 /// [`tcp4_parsed`] for layout `l` (Ethernet or raw IP).
 #[inline(always)]
 pub(crate) fn tcp4_parsed_at(l: Fixed, payload: usize, end: usize) -> Parsed {
+    fixed_tcp_parsed(l, false, payload, end)
+}
+
+/// The offsets of an Ethernet / IPv6 (no extension headers) / TCP frame
+/// ([`TCP6`]), as the walk finds them.
+#[inline(always)]
+pub(crate) fn tcp6_parsed(payload: usize, end: usize) -> Parsed {
+    fixed_tcp_parsed(TCP6, true, payload, end)
+}
+
+/// The walk's offsets for a frame of fixed layout `l` with one IP header
+/// (IPv6 when `v6`) and TCP: what both fixed parsers above return.
+#[inline(always)]
+fn fixed_tcp_parsed(l: Fixed, v6: bool, payload: usize, end: usize) -> Parsed {
     let ip = Ip {
         off: l.ip[0] as u16,
         next: l.tcp as u16,
-        v6: false,
+        v6,
     };
     Parsed {
         ips: [ip, Ip::default()],
@@ -338,28 +352,6 @@ pub(crate) fn tcp4_parsed_at(l: Fixed, payload: usize, end: usize) -> Parsed {
         enc_off: 0,
         inner_l2: l.inner_l2 as u16,
         l4: l.tcp as u16,
-        l4kind: L4::Tcp,
-        payload: payload as u16,
-        end: end as u32,
-    }
-}
-
-/// The offsets of an Ethernet / IPv6 (no extension headers) / TCP frame
-/// ([`TCP6`]), as the walk finds them.
-#[inline(always)]
-pub(crate) fn tcp6_parsed(payload: usize, end: usize) -> Parsed {
-    let ip = Ip {
-        off: TCP6.ip[0] as u16,
-        next: TCP6.tcp as u16,
-        v6: true,
-    };
-    Parsed {
-        ips: [ip, Ip::default()],
-        n: 1,
-        encap: Encap::None,
-        enc_off: 0,
-        inner_l2: TCP6.inner_l2 as u16,
-        l4: TCP6.tcp as u16,
         l4kind: L4::Tcp,
         payload: payload as u16,
         end: end as u32,
