@@ -11,6 +11,9 @@ pub(super) struct Features {
     pub avx2: bool,
     pub avx512bw: bool,
     pub vpclmul_avx512: bool,
+    /// An AMD (or Hygon) core: its `crc32` unit runs beside the carry-less
+    /// multiplier, which the hybrid CRC chunks rely on.
+    pub amd: bool,
 }
 
 const fn bit(reg: u32, n: u32) -> bool {
@@ -25,10 +28,16 @@ unsafe fn xcr0() -> u64 {
     unsafe { _xgetbv(0) }
 }
 
-/// Reads CPUID leaves 0, 1 and 7 and XCR0.
+/// Reads CPUID leaves 0 (vendor), 1 and 7 and XCR0.
 pub(super) fn read() -> Features {
     // CPUID exists on every x86-64 CPU; leaf 7 is read only when leaf 0 reports it.
-    let max_leaf = __cpuid(0).eax;
+    let l0 = __cpuid(0);
+    let max_leaf = l0.eax;
+    // The vendor string is EBX, EDX, ECX: "AuthenticAMD" or "HygonGenuine".
+    let amd = matches!(
+        (l0.ebx, l0.edx, l0.ecx),
+        (0x6874_7541, 0x6974_6E65, 0x444D_4163) | (0x6F67_7948, 0x6E65_476E, 0x656E_6975)
+    );
     let l1 = __cpuid(1);
     let l7 = if max_leaf >= 7 {
         Some(__cpuid_count(7, 0))
@@ -58,5 +67,6 @@ pub(super) fn read() -> Features {
         avx2,
         avx512bw: avx512f && bit(ebx7, 30),
         vpclmul_avx512: avx512f && bit(ecx7, 10),
+        amd,
     }
 }

@@ -53,6 +53,27 @@ static SUM_LEVEL: AtomicU8 = AtomicU8::new(UNSET);
 /// Active CRC level; only ever holds [`UNSET`] or a level `<=` the detected one.
 static CRC_LEVEL: AtomicU8 = AtomicU8::new(UNSET);
 
+/// Whether long CRCs run hybrid chunks (`crc_vpclmul`): [`UNSET`], 0 or 1.
+static CRC_HYBRID: AtomicU8 = AtomicU8::new(UNSET);
+
+/// True when the VPCLMULQDQ kernel should run hybrid chunks on this CPU: on
+/// AMD cores, whose `crc32` unit works beside the carry-less multiplier (Zen
+/// 5, 64 KiB: 1.33x crc-fast hybrid); on Intel cores the hybrid measured
+/// slower than folding alone (Xeon, 64 KiB: 0.79x hybrid, 1.00x folding;
+/// `docs/perf/csum.md`). Both give the same CRC.
+fn crc_hybrid() -> bool {
+    let v = CRC_HYBRID.load(Ordering::Relaxed);
+    if v != UNSET {
+        return v == 1;
+    }
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    let hybrid = cpuid::read().amd;
+    #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
+    let hybrid = false;
+    CRC_HYBRID.store(u8::from(hybrid), Ordering::Relaxed);
+    hybrid
+}
+
 /// The best sum and CRC levels this CPU supports (detected once, then cached).
 pub(crate) fn detected() -> (Level, CrcLevel) {
     let mut packed = DETECTED.load(Ordering::Relaxed);
@@ -283,7 +304,7 @@ fn crc_checked(level: CrcLevel, reg: u32, data: &[u8]) -> u32 {
         #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level: SSE4.2, PCLMULQDQ, AVX-512F
         // and VPCLMULQDQ present, ZMM state enabled by the OS.
-        CrcLevel::Vpclmul => unsafe { crc_vpclmul::update(reg, data) },
+        CrcLevel::Vpclmul => unsafe { crc_vpclmul::update(reg, data, crc_hybrid()) },
         #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
         _ => crc::update_table(reg, data),
     }
@@ -346,7 +367,8 @@ mod tests {
         }
     }
 
-    /// Every CRC level against the table kernel around one and two hybrid
+    /// Every CRC level, and the VPCLMULQDQ kernel with and without hybrid
+    /// chunks, against the table kernel around one and two hybrid
     /// chunks of the VPCLMULQDQ kernel (whatever its size is), at every length
     /// from 250 to 1200 bytes (the 256- and 512-byte fold thresholds and every
     /// tail the 64-, 16- and 8-byte steps leave) and at every fifth length up
@@ -378,6 +400,14 @@ mod tests {
             for level in CrcLevel::ALL {
                 if check_crc_level(level).is_ok() {
                     assert_eq!(crc_checked(level, init, d), want, "{level:?} len {len}");
+                }
+            }
+            #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+            if check_crc_level(CrcLevel::Vpclmul).is_ok() {
+                for hybrid in [false, true] {
+                    // SAFETY: VPCLMULQDQ level supported (checked above).
+                    let got = unsafe { crc_vpclmul::update(init, d, hybrid) };
+                    assert_eq!(got, want, "hybrid {hybrid} len {len}");
                 }
             }
         }
