@@ -281,11 +281,15 @@ fn validate(
     cost: &mut Cost,
     mut trace: Option<&mut Vec<String>>,
 ) -> (Check, bool) {
-    let mut note = |s: String| {
-        if let Some(t) = trace.as_deref_mut() {
-            t.push(s);
-        }
-    };
+    // An explanation's notes, formatted only when one is wanted (most frames
+    // have none: formatting them anyway was about 6% of a run).
+    macro_rules! note {
+        ($($arg:tt)*) => {
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(format!($($arg)*));
+            }
+        };
+    }
     let Some(outer) = walk.levels.first() else {
         return (Check::Good, true);
     };
@@ -301,14 +305,14 @@ fn validate(
         let pkt = match Packet::new(b, *l, cur) {
             Ok(p) => p,
             Err(e) => {
-                note(format!("d{depth} refused: {e}"));
+                note!("d{depth} refused: {e}");
                 return (Check::Refused, gate_open);
             }
         };
         if l.net == Net::Ipv4 {
             match state::check_ipv4_header(meta.clone(), &pkt) {
                 Ok(o) if o.verdict == CsumVerdict::Bad => {
-                    note(format!("d{depth} ipv4 header: {}", o.reason));
+                    note!("d{depth} ipv4 header: {}", o.reason);
                     cost.bad = true;
                     return (Check::BadIp, gate_open);
                 }
@@ -317,9 +321,7 @@ fn validate(
             }
         }
         if l.fragment.is_fragment {
-            note(format!(
-                "d{depth} fragment: passed up before any checksum work"
-            ));
+            note!("d{depth} fragment: passed up before any checksum work");
             return (Check::Fragment, gate_open);
         }
         // Tunnels the `encap` room knows go through `encap::decap` (outer
@@ -343,44 +345,42 @@ fn validate(
                     }
                     let payload = if read { seg } else { 0 };
                     cost.adjust_bytes += d.sw_bytes.saturating_sub(payload) as u64;
-                    note(format!(
+                    note!(
                         "d{depth} {} decap: {:?} -> {} ({} sw bytes)",
                         t.kind.name(),
                         d.reason,
                         d.meta.state(),
                         d.sw_bytes
-                    ));
+                    );
                     meta = d.meta;
                     cur = next.layers.l3;
                     if t.kind.over_udp() {
                         gate_open = !matches!(meta.state(), CsumState::None);
                         if !gate_open {
-                            note(format!(
+                            note!(
                                 "d{depth} {} gate: no device level left and no sum: the inner checksum needs software",
                                 t.kind.name()
-                            ));
+                            );
                         }
                     }
                     continue;
                 }
-                Ok(d) => note(format!(
+                Ok(d) => note!(
                     "d{depth} decap found the inner packet at {}, the walk at {}: stepping by hand",
-                    d.inner.l3, next.layers.l3
-                )),
+                    d.inner.l3,
+                    next.layers.l3
+                ),
                 Err(r) => {
                     if let DecapError::BadOuterChecksum { .. } = r.error {
                         if matches!(r.meta.state(), CsumState::None) {
                             let end = l.end;
                             record(cost, &mut ranges, l.l4, end);
                         }
-                        note(format!("d{depth} decap: {}", r.error));
+                        note!("d{depth} decap: {}", r.error);
                         cost.bad = true;
                         return (Check::Bad, gate_open);
                     }
-                    note(format!(
-                        "d{depth} decap refused ({}): stepping by hand",
-                        r.error
-                    ));
+                    note!("d{depth} decap refused ({}): stepping by hand", r.error);
                     meta = r.meta;
                 }
             }
@@ -401,7 +401,7 @@ fn validate(
             let o = match state::validate_with(meta, &pkt, opts) {
                 Ok(o) => o,
                 Err(r) => {
-                    note(format!("d{depth} validate refused: {}", r.error));
+                    note!("d{depth} validate refused: {}", r.error);
                     return (Check::Refused, gate_open);
                 }
             };
@@ -418,14 +418,14 @@ fn validate(
                 record(cost, &mut ranges, l.l4, l.end);
             }
             cost.adjust_bytes += (o.sw_bytes - payload_sw) as u64;
-            note(format!(
+            note!(
                 "d{depth} {}: {:?} {} -> {} ({} sw bytes)",
                 crate::walk::transport_name(l.transport),
                 o.verdict,
                 o.reason,
                 o.meta.state(),
                 o.sw_bytes
-            ));
+            );
             meta = o.meta;
             if o.reason == Reason::DeviceChecksumFault {
                 cost.fault = true;
@@ -440,11 +440,7 @@ fn validate(
                 match state::try_convert(meta.clone(), &pkt) {
                     Ok(c) => {
                         if c.reason == Reason::Converted {
-                            note(format!(
-                                "d{depth} try_convert: {} -> {}",
-                                c.reason,
-                                c.meta.state()
-                            ));
+                            note!("d{depth} try_convert: {} -> {}", c.reason, c.meta.state());
                         }
                         cost.adjust_bytes += c.sw_bytes as u64;
                         meta = c.meta;
@@ -456,27 +452,27 @@ fn validate(
         if tunnel_udp {
             gate_open = !matches!(meta.state(), CsumState::None);
             if !gate_open {
-                note(format!(
+                note!(
                     "d{depth} {} gate: no device level left and no sum: the inner checksum needs software",
                     lv.tunnel.map_or("tunnel", |t| t.kind.name())
-                ));
+                );
             }
         }
         if let Some(next) = walk.levels.get(depth + 1) {
             let len = next.layers.l3 - cur;
             match state::pull(meta.clone(), &pkt, len) {
                 Ok(o) => {
-                    note(format!(
+                    note!(
                         "pull {len} B to d{}: {} -> {}",
                         depth + 1,
                         o.reason,
                         o.meta.state()
-                    ));
+                    );
                     cost.adjust_bytes += o.sw_bytes as u64;
                     meta = o.meta;
                 }
                 Err(r) => {
-                    note(format!("d{depth} pull refused: {}", r.error));
+                    note!("d{depth} pull refused: {}", r.error);
                     return (Check::Refused, gate_open);
                 }
             }
