@@ -228,8 +228,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// transfer, which the engine cannot start for a frame it has not seen
     /// yet (drivers prefetch the next descriptor's data the same way, Linux
     /// `net_prefetch`). Only a hint: nothing is read, nothing changes.
-    /// (Prefetching only the header of a frame with a vouched checksum made
-    /// the DPDK-stream replay slower: `docs/perf/gro-hot-path.md`.)
+    /// (Hinting only the header one frame ahead made the DPDK-stream replay
+    /// slower, too late to hide the miss; [`Gro::receive_burst`] hints
+    /// headers four frames ahead itself: `docs/perf/gro-hot-path.md`.)
     #[inline(always)]
     pub fn prefetch(&self, frame: &[u8], meta: &CsumMeta) {
         if matches!(meta.state(), CsumState::None) && self.cfg.software_verify == SoftwareVerify::On
