@@ -144,6 +144,7 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             sig = sig.wrapping_add(group_term(sp.segments().iter().map(|s| s.id)));
         }
     };
+    let mut burst: Vec<BurstFrame> = Vec::with_capacity(BURST);
     for (b, (fb, mb)) in frames.chunks(BURST).zip(metas.chunks(BURST)).enumerate() {
         let mut passed = |id: u32, d: Disposition| {
             if let Disposition::PassUp { meta, .. } = d {
@@ -155,12 +156,14 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             }
         };
         if BURST_API {
-            let burst = fb.iter().zip(mb).enumerate().map(|(k, (f, m))| BurstFrame {
+            // The descriptors of this burst, as a driver fills its array.
+            burst.clear();
+            burst.extend(fb.iter().zip(mb).enumerate().map(|(k, (f, m))| BurstFrame {
                 frame: f,
                 id: (b * BURST + k) as u32,
                 meta: m.clone(),
-            });
-            gro.receive_burst(burst, 0, &mut sink, &mut passed);
+            }));
+            gro.receive_burst(&burst, 0, &mut sink, &mut passed);
         } else {
             for (k, (f, m)) in fb.iter().zip(mb).enumerate() {
                 let id = (b * BURST + k) as u32;

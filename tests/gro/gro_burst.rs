@@ -91,17 +91,23 @@ proptest! {
                 a.push(Out::Frame(i as u32, d));
             }
             one.flush_all(&mut |sp: &SuperPacket| record(&mut a, sp));
-            let items = frames.iter().enumerate().skip(at).take(n).map(|(i, f)| BurstFrame {
-                frame: f,
-                id: i as u32,
-                meta: meta(i),
-            });
+            let items: Vec<BurstFrame> = frames
+                .iter()
+                .enumerate()
+                .skip(at)
+                .take(n)
+                .map(|(i, f)| BurstFrame {
+                    frame: f,
+                    id: i as u32,
+                    meta: meta(i),
+                })
+                .collect();
             // Both closures push to `b`: collect the dispositions apart and
             // put each after the super-packets its frame flushed.
             let mut log: Vec<Out> = Vec::new();
             let cell = std::cell::RefCell::new(&mut log);
             burst.receive_burst(
-                items,
+                &items,
                 0,
                 &mut |sp: &SuperPacket| record(&mut cell.borrow_mut(), sp),
                 |id, d| cell.borrow_mut().push(Out::Frame(id, d)),
