@@ -657,9 +657,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,
             _ => return None,
         };
+        // The software check first, as on the TCP/IPv4 path: the frame's loads
+        // are in flight during the lookup and compare.
+        let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
         let hash = flow::hash_tcp6(frame);
         if let Some((slot, payload)) = self.predicted_tcp6(hash, frame) {
-            let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
             self.stats.sw_bytes += sum;
             let len = (frame.len() - payload) as u32;
             self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp6, sink);
@@ -671,7 +673,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if let Some(slot) = self.lookup_tcp6(hash, frame) {
             let s = self.flows.get(slot as usize)?;
             let plan = flow::merge_tcp6_fixed(s, frame, payload, len)?;
-            let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
             self.stats.sw_bytes += sum;
             self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
             return Some(Disposition::Held(Held::Merged));
@@ -682,7 +683,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if self.find(hash, |s| !s.tcp6).is_some() {
             return None;
         }
-        let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
         self.stats.sw_bytes += sum;
         let first = (upgraded_state(meta, 1), meta.flags());
         let p = parse::tcp6_parsed(payload, frame.len());
