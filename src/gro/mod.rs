@@ -35,6 +35,9 @@
 //! it returns, so a passed-up packet follows them. [`Gro::tick`] flushes by
 //! age, [`Gro::flush_all`] at the end of a poll (oldest first),
 //! [`Gro::set_kinds`] switches kinds at run time (flushing first).
+//! [`Gro::receive_burst`] takes a driver's descriptor array ([`BurstFrame`]s,
+//! DPDK's `rte_gro_reassemble_burst` shape) and hints each frame's header to
+//! the cache a few frames before it reads it.
 //!
 //! # Files
 //!
