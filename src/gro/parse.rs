@@ -755,14 +755,16 @@ pub(crate) fn parse(f: &[u8], link: LinkType, kinds: GroKinds) -> Result<Outcome
 pub(crate) fn pseudo(f: &[u8], ip: Ip, proto: u8, len: u32) -> Wsum {
     let o = ip.off as usize;
     if ip.v6 {
-        let mut s = [0u8; 16];
-        let mut d = [0u8; 16];
-        let (src, dst) = (o + ipv6::SRC_OFFSET, o + ipv6::DST_OFFSET);
-        if let (Some(a), Some(b)) = (f.get(src..src + 16), f.get(dst..dst + 16)) {
-            s.copy_from_slice(a);
-            d.copy_from_slice(b);
+        // Source and destination lie back to back: one 32-byte sum
+        // (`csum::pseudo_v6` adds them word by word, about 40 instructions
+        // more per packet on the IPv6 fast path).
+        const _: () = assert!(ipv6::DST_OFFSET == ipv6::SRC_OFFSET + 16);
+        let src = o + ipv6::SRC_OFFSET;
+        let rest = csum::pseudo_v6(&[0; 16], &[0; 16], proto, len, Wsum::ZERO);
+        match f.get(src..src + 32) {
+            Some(addrs) => csum::partial(addrs, rest),
+            None => rest,
         }
-        csum::pseudo_v6(&s, &d, proto, len, Wsum::ZERO)
     } else {
         let mut s = [0u8; 4];
         let mut d = [0u8; 4];
