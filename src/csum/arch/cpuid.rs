@@ -20,6 +20,15 @@ const fn bit(reg: u32, n: u32) -> bool {
     reg & (1 << n) != 0
 }
 
+/// True when CPUID leaf 0's vendor string (EBX, EDX, ECX, 4 ASCII bytes each,
+/// little-endian) is "AuthenticAMD" or "HygonGenuine" (Hygon's cores are Zen).
+pub(super) const fn vendor_is_amd(ebx: u32, edx: u32, ecx: u32) -> bool {
+    matches!(
+        (ebx, edx, ecx),
+        (0x6874_7541, 0x6974_6E65, 0x444D_4163) | (0x6F67_7948, 0x6E65_476E, 0x656E_6975)
+    )
+}
+
 /// XCR0 (which register states the OS saves on context switch).
 #[target_feature(enable = "xsave")]
 unsafe fn xcr0() -> u64 {
@@ -33,11 +42,7 @@ pub(super) fn read() -> Features {
     // CPUID exists on every x86-64 CPU; leaf 7 is read only when leaf 0 reports it.
     let l0 = __cpuid(0);
     let max_leaf = l0.eax;
-    // The vendor string is EBX, EDX, ECX: "AuthenticAMD" or "HygonGenuine".
-    let amd = matches!(
-        (l0.ebx, l0.edx, l0.ecx),
-        (0x6874_7541, 0x6974_6E65, 0x444D_4163) | (0x6F67_7948, 0x6E65_476E, 0x656E_6975)
-    );
+    let amd = vendor_is_amd(l0.ebx, l0.edx, l0.ecx);
     let l1 = __cpuid(1);
     let l7 = if max_leaf >= 7 {
         Some(__cpuid_count(7, 0))

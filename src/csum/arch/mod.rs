@@ -367,6 +367,25 @@ mod tests {
         }
     }
 
+    /// The vendor strings the CRC hybrid choice reads, as CPUID returns them.
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    #[test]
+    fn vendor_strings() {
+        let regs = |v: &[u8; 12]| {
+            let w = |i: usize| u32::from_le_bytes([v[i], v[i + 1], v[i + 2], v[i + 3]]);
+            (w(0), w(4), w(8))
+        };
+        for (vendor, amd) in [
+            (b"AuthenticAMD", true),
+            (b"HygonGenuine", true),
+            (b"GenuineIntel", false),
+            (b"CentaurHauls", false),
+        ] {
+            let (ebx, edx, ecx) = regs(vendor);
+            assert_eq!(cpuid::vendor_is_amd(ebx, edx, ecx), amd, "{vendor:?}");
+        }
+    }
+
     /// Every CRC level, and the VPCLMULQDQ kernel with and without hybrid
     /// chunks, against the table kernel around one and two hybrid
     /// chunks of the VPCLMULQDQ kernel (whatever its size is), at every length
