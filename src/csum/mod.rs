@@ -270,19 +270,18 @@ pub const fn pseudo_v4(src: [u8; 4], dst: [u8; 4], proto: u8, len: u32, init: Ws
 
 /// Ones-complement sum of the IPv6 pseudo-header plus `init` (the unfolded part
 /// of Linux `csum_ipv6_magic`, RFC 8200 8.1).
+/// The two addresses are summed as one 32-byte short sum ([`partial`]), not
+/// word by word: about 30 instructions less per IPv6 packet on GRO's path.
 #[inline]
 pub fn pseudo_v6(src: &[u8; 16], dst: &[u8; 16], proto: u8, len: u32, init: Wsum) -> Wsum {
-    let mut sum = init
+    let mut addrs = [0u8; 32];
+    let (s, d) = addrs.split_at_mut(16);
+    s.copy_from_slice(src);
+    d.copy_from_slice(dst);
+    let head = init
         .add(Wsum::new(u32::from_ne_bytes(len.to_be_bytes())))
         .add(Wsum::new(u32::from_ne_bytes((proto as u32).to_be_bytes())));
-    for addr in [src, dst] {
-        for word in addr.chunks_exact(4) {
-            let mut w = [0u8; 4];
-            w.copy_from_slice(word);
-            sum = sum.add(Wsum::new(u32::from_ne_bytes(w)));
-        }
-    }
-    sum
+    partial(&addrs, head)
 }
 
 /// Sum of a short field's bytes as they sit in the header (even offset assumed).

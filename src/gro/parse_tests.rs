@@ -369,9 +369,9 @@ fn every_shape_is_accepted_by_both() {
 }
 
 proptest! {
-    /// `pseudo` sums an IPv6 header's two addresses as one 32-byte slice: the
-    /// same checksum as `csum::pseudo_v6` word by word, at any header offset,
-    /// and only the length and protocol when the frame is too short.
+    /// `pseudo` reads an IPv6 header's two addresses where they lie: the same
+    /// checksum as `csum::pseudo_v6` of them, at any header offset, and only
+    /// the length and protocol when the frame is too short.
     #[test]
     fn pseudo_v6_in_one_slice_is_pseudo_v6(
         off in 0usize..40,
