@@ -407,7 +407,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// The raw-IP TCP/IPv4 and the TCP/IPv6 fast paths, inlined after the
     /// Ethernet IPv4 ones: at the start of [`Self::receive_general`] (or in
     /// a function of their own) they paid a call, register saves and the
-    /// verdict's trip through memory on every frame, 1.2-1.4x the Ethernet
+    /// disposition's trip through memory on every frame, 1.2-1.4x the Ethernet
     /// IPv4 time on the DPDK streams; inlined, 0.9-1.15x, for 2-3% more
     /// Ethernet IPv4 time (`docs/perf/gro-hot-path.md`).
     #[inline(always)]
@@ -426,6 +426,21 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return self.fast_tcp6(frame, id, meta, now, sink);
         }
         None
+    }
+
+    /// Why a packet that joins no held flow goes up alone instead of starting
+    /// one (`tcp_gro_receive`: no payload, a final flag, or room for one
+    /// segment only), or `None`: it starts a flow. The fast paths leave such a
+    /// packet to the general path, which names the reason.
+    #[inline(always)]
+    fn alone(&self, len: u32, flags: u8) -> Option<FlushReason> {
+        if len == 0 {
+            return Some(FlushReason::PureAck);
+        }
+        if let Some(r) = final_flag(flags) {
+            return Some(r);
+        }
+        (self.seg_limit <= 1).then_some(FlushReason::TooManySegs)
     }
 
     /// Everything the fast paths leave: the general walk and rules (kept out
@@ -513,14 +528,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
         }
         // A new flow, unless this packet must go up alone.
-        if len == 0 {
-            return self.pass(FlushReason::PureAck, self.upgraded(meta, verified));
-        }
-        if let Some(r) = final_flag(flags) {
+        if let Some(r) = self.alone(len, flags) {
             return self.pass(r, self.upgraded(meta, verified));
-        }
-        if self.seg_limit <= 1 {
-            return self.pass(FlushReason::TooManySegs, self.upgraded(meta, verified));
         }
         let meta = self.upgraded(meta, verified);
         let first = (meta.state(), meta.flags());
@@ -616,7 +625,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
             return Some(Disposition::Held(Held::Merged));
         }
-        if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
+        if self.alone(len, flags).is_some() {
             return None;
         }
         let ip = l.ip[0];
@@ -677,7 +686,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.commit_merge(slot, id, payload as u16, len, plan, flags, sink);
             return Some(Disposition::Held(Held::Merged));
         }
-        if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
+        if self.alone(len, flags).is_some() {
             return None;
         }
         if self.find(hash, |s| !s.tcp6).is_some() {
@@ -764,7 +773,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.commit_merge(slot, id, p.payload, len, plan, flags, sink);
             return Some(Disposition::Held(Held::Merged));
         }
-        if len == 0 || final_flag(flags).is_some() || self.seg_limit <= 1 {
+        if self.alone(len, flags).is_some() {
             return None;
         }
         let ip4 = |at: usize| {
