@@ -7,9 +7,10 @@
 //! Long buffers on AMD cores run *hybrid* chunks: the carry-less multiplier
 //! and the `crc32` instruction use different execution ports, so while the
 //! vectors fold the first [`HY_VEC`] bytes of a chunk, three `crc32` streams
-//! run over the three [`HY_STREAM`]-byte blocks after it, in the same loop. The four registers are
-//! joined by linearity, `r_A·x^(24s) ⊕ r_B·x^(16s) ⊕ r_C·x^(8s) ⊕ r_D` for
-//! stream blocks of `s` bytes, each multiplication done as
+//! run over the three [`HY_STREAM`]-byte blocks after it, in the same loop.
+//! The four registers are joined by linearity,
+//! `r_A·x^(24s) ⊕ r_B·x^(16s) ⊕ r_C·x^(8s) ⊕ r_D` for stream blocks of `s`
+//! bytes, each multiplication done as
 //! `crc32(0, clmul(r, x^(8n-33) mod P))` (a reflected 32×32 product carries a
 //! factor `x`, the `crc32` step `x^32`).
 
