@@ -44,6 +44,8 @@ use netoffload::wire::LinkType;
 
 #[path = "support/dpdk_streams.rs"]
 mod dpdk_streams;
+#[path = "../tests/support/naive.rs"]
+mod naive;
 use dpdk_streams::{DPDK_PAGE_OFFSET, Stream, group_term, read_dump, to_raw_ip, to_tcp6};
 
 const BURST: usize = 32;

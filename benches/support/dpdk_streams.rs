@@ -9,6 +9,8 @@
 
 use std::path::Path;
 
+use super::naive;
+
 /// Where each mbuf's data starts within its 4 KiB page in the peer's setup
 /// (DPDK 22.11, `--no-huge`, default pool: measured once at 320; the dump
 /// records only the address mod 64, which this agrees with).
@@ -133,20 +135,6 @@ pub fn read_dump(path: &Path) -> Option<Dump> {
     })
 }
 
-/// Big-endian 16-bit word sum (naive, independent of the crate).
-fn sum16(data: &[u8]) -> u32 {
-    data.chunks(2)
-        .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32)
-        .sum()
-}
-
-fn fold(mut s: u32) -> u16 {
-    while s > 0xFFFF {
-        s = (s & 0xFFFF) + (s >> 16);
-    }
-    !(s as u16)
-}
-
 /// An Ethernet / IPv4 (no options) / TCP frame as a raw IP packet (the
 /// Ethernet header dropped, as an L3 TUN delivers it).
 pub fn to_raw_ip(f: &[u8]) -> Vec<u8> {
@@ -177,8 +165,8 @@ pub fn to_tcp6(f: &[u8]) -> Vec<u8> {
     let mut t = tcp.to_vec();
     t[16] = 0;
     t[17] = 0;
-    let ps = sum16(&v6[8..40]) + 6 + t.len() as u32;
-    let c = fold(ps + sum16(&t));
+    let ps = naive::pseudo(&v6[8..24], &v6[24..40], 6, t.len());
+    let c = !naive::sum(&t, ps);
     t[16..18].copy_from_slice(&c.to_be_bytes());
     out.extend_from_slice(&v6);
     out.extend_from_slice(&t);
