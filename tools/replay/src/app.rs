@@ -2,6 +2,7 @@
 //! where their outputs go (`--verdicts`, `--gro`, `--explain`, table, JSON).
 
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
 
 use netoffload::wire::LinkType;
 
@@ -12,6 +13,8 @@ use crate::mix;
 use crate::nic::Profile;
 use crate::pipeline::{self, Collect, Frames, Progress, RunSpec, Writers};
 use crate::report::RunStats;
+use crate::rss::{self, RssMode};
+use crate::shared_source::Steer;
 use crate::verdicts;
 use crate::walk::{self, Stop};
 
@@ -203,9 +206,11 @@ pub fn main_with(o: &Options) -> Result<(), String> {
     let title = match &o.file {
         Some(path) => {
             // One reader per worker; the source is read once (see `capture::open_shared`).
-            let copies = o.threads.max(1) - 1;
+            let queues = o.threads.max(1);
+            let steer = (queues > 1 && o.rss == RssMode::Outer)
+                .then(|| Arc::new(move |b: &[u8], l| rss::outer_queue(b, l, queues)) as Arc<Steer>);
             let (mut reader, copies) =
-                capture::open_shared(path, copies).map_err(|e| e.to_string())?;
+                capture::open_shared(path, queues - 1, steer).map_err(|e| e.to_string())?;
             let (p, pol) = (profiles[0], policies[0]);
             let spec = RunSpec::new(p, pol, o, true);
             let show = o.progress || std::io::stderr().is_terminal();

@@ -10,7 +10,7 @@ use netoffload::wire::LinkType;
 use pcap_parser::pcapng::Block;
 use pcap_parser::{Linktype, PcapBlockOwned, PcapError};
 
-use crate::shared_source::{Direct, SHARED_READ, Shared};
+use crate::shared_source::{Direct, SHARED_READ, Shared, Steer};
 
 /// One captured frame, normalised to Ethernet or raw IP.
 #[derive(Clone, Debug)]
@@ -125,6 +125,18 @@ enum Link {
     Raw,
     Null,
     Loop,
+}
+
+impl Link {
+    /// The link type of frames that are their captured bytes (no link header
+    /// to strip): Ethernet and raw IP.
+    fn plain(self) -> Option<LinkType> {
+        match self {
+            Link::Ethernet => Some(LinkType::Ethernet),
+            Link::Raw => Some(LinkType::RawIp),
+            Link::Sll | Link::Sll2 | Link::Null | Link::Loop => None,
+        }
+    }
 }
 
 fn link_of(l: Linktype) -> Result<Link, CaptureError> {
@@ -306,14 +318,21 @@ struct Framing {
 
 /// Opens `path` (`-` is standard input) and reads its file header.
 pub fn open(path: &str) -> Result<Reader, CaptureError> {
-    open_shared(path, 0).map(|(r, _)| r)
+    open_shared(path, 0, None).map(|(r, _)| r)
 }
 
 /// Opens `path` for `1 + copies` readers (one per `--threads` worker, each
 /// parsing every frame and keeping its own): the source is read once and
 /// shared ([`Shared`]), so standard input works too. The readers must be read
-/// alongside each other (on their own threads): one far ahead waits.
-pub fn open_shared(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), CaptureError> {
+/// alongside each other (on their own threads): one far ahead waits. With
+/// `steer` (reader `me` keeps queue `me`'s frames), the records of an
+/// Ethernet or raw-IP legacy pcap are steered once, as each piece is read,
+/// and a reader passes over other queues' records without reading them.
+pub fn open_shared(
+    path: &str,
+    copies: usize,
+    steer: Option<Arc<Steer>>,
+) -> Result<(Reader, Vec<Reader>), CaptureError> {
     let read = Arc::new(AtomicU64::new(0));
     let (source, size): (Box<dyn Read + Send>, Option<u64>) = if path == "-" {
         (Box::new(std::io::stdin()), None)
@@ -345,7 +364,13 @@ pub fn open_shared(path: &str, copies: usize) -> Result<(Reader, Vec<Reader>), C
             Arc::new(AtomicU64::new(0))
         };
         let source = Box::new(shared.reader(me));
-        from_source(path, source, counter, size, Some((shared.clone(), me)))
+        from_source(
+            path,
+            source,
+            counter,
+            size,
+            Some((shared.clone(), me, steer.clone())),
+        )
     });
     let first = readers.next().expect("one reader")?;
     let others = readers.collect::<Result<Vec<_>, _>>()?;
@@ -358,7 +383,7 @@ fn from_source(
     source: Box<dyn Read + Send>,
     read: Arc<AtomicU64>,
     size: Option<u64>,
-    direct: Option<(Arc<Shared>, usize)>,
+    direct: Option<(Arc<Shared>, usize, Option<Arc<Steer>>)>,
 ) -> Result<Reader, CaptureError> {
     let inner = match pcap_parser::create_reader(SHARED_READ, source) {
         Ok(r) => r,
@@ -414,7 +439,10 @@ fn from_source(
         r.inner.consume_noshift(len);
         // Records of a legacy pcap on a shared source are read straight from
         // its pieces; the header parser read the first piece whole.
-        if let (Some((shared, me)), Some(big_endian)) = (direct, layout) {
+        if let (Some((shared, me, steer)), Some(big_endian)) = (direct, layout) {
+            if let (Some(steer), Some(link)) = (steer, link_of(network)?.plain()) {
+                shared.start_index(len, big_endian, link, steer);
+            }
             r.direct = Some(Direct::new(
                 shared,
                 me,
@@ -502,7 +530,9 @@ impl Reader {
     /// framed: only counted (a `--threads` worker and the frames of other
     /// queues). Done where the bytes need no link header stripped (Ethernet or
     /// raw IP in a legacy pcap); other frames reach `use_frame` untested,
-    /// with `false`, tested ones with `true`.
+    /// with `false`, tested ones with `true`. A record the source's index
+    /// already steered ([`open_shared`]) is decided by that instead: `skip`
+    /// must give the same answer as the steer.
     pub fn next_unless<T>(
         &mut self,
         skip: Option<&Skip>,
@@ -598,8 +628,8 @@ impl Reader {
         let Some(direct) = &mut self.direct else {
             return Ok(None);
         };
-        let record = match direct.next_record(self.frames) {
-            Ok(Some((record, _))) => record,
+        let (record, queue) = match direct.next_record(self.frames) {
+            Ok(Some(found)) => found,
             Ok(None) => {
                 self.end = Some(End::Clean);
                 return Ok(None);
@@ -609,6 +639,14 @@ impl Reader {
                 return Ok(None);
             }
         };
+        // Ethernet and raw IP frames are their captured bytes: tested as they lie.
+        let plain = self.framing.legacy.and_then(|(link, _)| link.plain());
+        // Steered when its piece was read: reader `me` keeps queue `me`.
+        let steered = queue.filter(|_| skip.is_some() && plain.is_some());
+        if steered.is_some_and(|q| q != direct.me()) {
+            self.frames += 1;
+            return Ok(Some(Next::Skipped));
+        }
         let Some(block) = direct.block(&record) else {
             self.end = Some(End::Broken {
                 frames: self.frames,
@@ -617,13 +655,8 @@ impl Reader {
             });
             return Ok(None);
         };
-        // Ethernet and raw IP frames are their captured bytes: tested as they lie.
-        let plain = match self.framing.legacy {
-            Some((Link::Ethernet, _)) => Some(LinkType::Ethernet),
-            Some((Link::Raw, _)) => Some(LinkType::RawIp),
-            _ => None,
-        };
         let tested = match (skip, plain, &block) {
+            _ if steered.is_some() => true,
             (Some(skip), Some(link), PcapBlockOwned::Legacy(b)) => {
                 if skip(b.data, link) {
                     self.frames += 1;

@@ -238,14 +238,14 @@ fn work(spec: &RunSpec, me: usize, n: usize, feed: Feed<'_>, to: &mut dyn Result
         to.read(frame);
     });
     let outs = q.finish();
-    to.end(outs, q.busy);
+    to.end(outs, q.busy());
     if worker_times() {
         eprintln!(
             "replay: worker {me} of {n}: {own} of {frame} frames, {}",
             thread_cpu()
         );
     }
-    q.busy
+    q.busy()
 }
 
 /// This thread's user and system CPU time, from `/proc/thread-self/stat`

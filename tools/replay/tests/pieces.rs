@@ -123,3 +123,115 @@ fn a_capture_cut_anywhere_keeps_every_whole_record_before_the_cut() {
         );
     }
 }
+
+/// Records placed so that a record header straddles each of 15 piece
+/// boundaries (1 to 15 of its 16 bytes before it), and one starts exactly on
+/// the 16th.
+fn straddling() -> Vec<Vec<u8>> {
+    let piece = 1 << 20;
+    let (mut recs, mut at) = (Vec::new(), 24);
+    let push = |recs: &mut Vec<Vec<u8>>, len: usize| {
+        recs.push(vec![(recs.len() % 251) as u8; len]);
+        len + 16
+    };
+    for k in 1..=16usize {
+        let header_at = k * piece - k % 16;
+        while header_at - at > 3016 {
+            at += push(&mut recs, 2000);
+        }
+        at += push(&mut recs, header_at - at - 16);
+    }
+    for _ in 0..100 {
+        push(&mut recs, 500);
+    }
+    recs
+}
+
+/// `--threads`: readers of one shared source, the records steered once as
+/// each piece is read. Each reader gets exactly its queue's records, whole
+/// and in order, and counts the others; the steer ran once per record the
+/// index covered (not once per reader), and the readers' own test ran only
+/// for the few records it did not cover (those across piece boundaries).
+#[test]
+fn steered_readers_each_get_exactly_their_records_in_order() {
+    for (name, recs) in [("varied", records(3000)), ("straddling", straddling())] {
+        for big_endian in [false, true] {
+            assert_steered(
+                &format!("pieces-steered-{name}-{big_endian}.pcap"),
+                &recs,
+                big_endian,
+            );
+        }
+    }
+}
+
+fn assert_steered(name: &str, recs: &[Vec<u8>], big_endian: bool) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use capture::Next;
+    use netoffload::wire::LinkType;
+
+    let queue = |b: &[u8]| usize::from(b.first().copied().unwrap_or(0) % 3);
+    let bytes = pcap(recs, big_endian);
+    let pieces = bytes.len().div_ceil(1 << 20);
+    let p = tmp(name);
+    std::fs::write(&p, &bytes).unwrap();
+    let (steered, tested) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let counted = steered.clone();
+    let steer = Arc::new(move |b: &[u8], _: LinkType| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        queue(b)
+    });
+    let (first, others) = capture::open_shared(p.to_str().unwrap(), 2, Some(steer)).unwrap();
+    let readers: Vec<_> = std::iter::once(first).chain(others).collect();
+    let got: Vec<(Vec<Vec<u8>>, usize, End)> = std::thread::scope(|s| {
+        let handles: Vec<_> = readers
+            .into_iter()
+            .enumerate()
+            .map(|(me, mut r)| {
+                let tested = tested.clone();
+                s.spawn(move || {
+                    let skip = move |b: &[u8], _: LinkType| {
+                        tested.fetch_add(1, Ordering::Relaxed);
+                        queue(b) != me
+                    };
+                    let (mut frames, mut skipped) = (Vec::new(), 0);
+                    loop {
+                        match r.next_unless(Some(&skip), |f, _| f.bytes.to_vec()) {
+                            Ok(Some(Next::Frame(f))) => frames.push(f),
+                            Ok(Some(Next::Skipped)) => skipped += 1,
+                            Ok(None) => break,
+                            Err(e) => panic!("{e}"),
+                        }
+                    }
+                    (frames, skipped, r.end().cloned().expect("ended"))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (me, (frames, skipped, end)) in got.iter().enumerate() {
+        let mine: Vec<&Vec<u8>> = recs.iter().filter(|r| queue(r) == me).collect();
+        assert_eq!(*end, End::Clean, "{name}: reader {me}");
+        assert_eq!(frames.len(), mine.len(), "{name}: reader {me}");
+        assert_eq!(frames.len() + skipped, recs.len(), "{name}: reader {me}");
+        assert!(
+            frames.iter().zip(&mine).all(|(f, r)| f == *r),
+            "{name}: reader {me}"
+        );
+    }
+    let (steered, tested) = (
+        steered.load(Ordering::Relaxed),
+        tested.load(Ordering::Relaxed),
+    );
+    assert!(
+        steered + pieces >= recs.len() && steered <= recs.len(),
+        "{name}: steered {steered} of {}",
+        recs.len()
+    );
+    assert!(
+        tested <= 3 * pieces,
+        "{name}: {tested} records tested by the readers ({pieces} pieces)"
+    );
+}
