@@ -51,7 +51,7 @@ mod level;
 mod scalar;
 mod types;
 
-pub(crate) use arch::prefetch;
+pub use arch::prefetch;
 pub use crc::{crc32c, crc32c_append, crc32c_combine};
 pub use level::{CrcLevel, Level, Unsupported};
 pub use types::{Sum16, Wsum};

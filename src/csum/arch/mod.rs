@@ -251,7 +251,7 @@ pub(crate) fn sum_small(data: &[u8], init: u64) -> u64 {
 /// buffer it will sum starts its transfer while it works on the current one
 /// (drivers' `prefetch` of the next descriptor's data, Linux `net_prefetch`).
 #[inline(always)]
-pub(crate) fn prefetch(data: &[u8]) {
+pub fn prefetch(data: &[u8]) {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};

@@ -100,10 +100,15 @@ impl Table {
 
     /// The hash of `input` (at most [`MAX_INPUT`] bytes; longer input is cut).
     pub fn hash(&self, input: &[u8]) -> u32 {
-        input
-            .iter()
-            .zip(self.0.iter())
-            .fold(0, |h, (&b, row)| h ^ row[usize::from(b)])
+        self.hash_from(0, 0, input)
+    }
+
+    /// The hash so far `h` of the input before byte position `at`, carried on
+    /// over `more` (the input in pieces as they lie in a packet, nothing copied).
+    fn hash_from(&self, h: u32, at: usize, more: &[u8]) -> u32 {
+        more.iter()
+            .zip(self.0.iter().skip(at))
+            .fold(h, |h, (&b, row)| h ^ row[usize::from(b)])
     }
 }
 
@@ -116,8 +121,14 @@ fn ms_table() -> &'static Table {
 /// The queue of a hash input among `queues`: the hash's low bits through an
 /// indirection table filled round robin; frames with no IP header go to queue 0.
 pub fn queue_of(t: Option<&[u8]>, queues: usize) -> usize {
-    match t {
-        Some(t) if queues > 1 => ((ms_table().hash(t) % RETA_SIZE) as usize) % queues,
+    reta(t.map(|t| ms_table().hash(t)), queues)
+}
+
+/// The indirection table's queue for a hash (`None`: no IP header, queue 0).
+fn reta(hash: Option<u32>, queues: usize) -> usize {
+    match hash {
+        // A 32-bit division: the 64-bit one was a quarter of the steer's time.
+        Some(h) if queues > 1 => ((h % RETA_SIZE) % queues as u32) as usize,
         _ => 0,
     }
 }
@@ -132,21 +143,22 @@ pub fn queue(bytes: &[u8], w: &Walk, mode: RssMode, queues: usize) -> usize {
 /// IPv4 or IPv6, ports of TCP/UDP/SCTP when they follow the fixed header of an
 /// unfragmented packet (else the 2-tuple). `None` when not IP.
 pub fn outer_tuple(bytes: &[u8], link: LinkType) -> Option<Vec<u8>> {
-    let mut buf = [0u8; MAX_INPUT];
-    let n = outer_input(bytes, link, &mut buf)?;
-    Some(buf[..n].to_vec())
+    let (addrs, ports) = outer_input(bytes, link)?;
+    Some([addrs, ports.unwrap_or_default()].concat())
 }
 
 /// The queue of a frame by its outer headers read directly (no walk, nothing
-/// allocated: every `--threads` worker runs it on every frame).
+/// allocated or copied: every frame of a `--threads` run is steered by it).
 pub fn outer_queue(bytes: &[u8], link: LinkType, queues: usize) -> usize {
-    let mut buf = [0u8; MAX_INPUT];
-    let n = outer_input(bytes, link, &mut buf);
-    queue_of(n.map(|n| &buf[..n]), queues)
+    let hash = outer_input(bytes, link).map(|(addrs, ports)| {
+        let t = ms_table();
+        t.hash_from(t.hash(addrs), addrs.len(), ports.unwrap_or_default())
+    });
+    reta(hash, queues)
 }
 
-/// [`outer_tuple`] written into `buf`; its length.
-fn outer_input(bytes: &[u8], link: LinkType, buf: &mut [u8; MAX_INPUT]) -> Option<usize> {
+/// [`outer_tuple`] as it lies in the frame: the addresses, and the ports if any.
+fn outer_input(bytes: &[u8], link: LinkType) -> Option<(&[u8], Option<&[u8]>)> {
     let (mut l3, mut et) = match link {
         LinkType::Ethernet => (14, be16(bytes, 12)?),
         LinkType::RawIp => match bytes.first()? >> 4 {
@@ -180,16 +192,10 @@ fn outer_input(bytes: &[u8], link: LinkType, buf: &mut [u8; MAX_INPUT]) -> Optio
         ),
         _ => return None,
     };
-    buf[..addrs.len()].copy_from_slice(addrs);
-    let mut n = addrs.len();
-    if !frag
-        && matches!(proto, 6 | 17 | 132)
-        && let Some(ports) = bytes.get(l4..l4 + 4)
-    {
-        buf[n..n + 4].copy_from_slice(ports);
-        n += 4;
-    }
-    Some(n)
+    let ports = (!frag && matches!(proto, 6 | 17 | 132))
+        .then(|| bytes.get(l4..l4 + 4))
+        .flatten();
+    Some((addrs, ports))
 }
 
 fn be16(b: &[u8], at: usize) -> Option<u16> {

@@ -1,11 +1,12 @@
-//! Legacy pcap records read straight from the shared source's 1 MiB pieces
-//! (`shared_source::Direct`): records across piece boundaries (a header cut by
+//! Legacy pcap records read straight from the shared source's pieces
+//! (`SHARED_READ` bytes each, `shared_source::Direct`): records across piece boundaries (a header cut by
 //! the boundary, a record longer than two pieces, empty records), both byte
 //! orders, and captures cut at any point end as pcap-parser's reader ends them.
 
 mod support;
 
 use netoffload_replay::capture::{self, End};
+use netoffload_replay::shared_source::SHARED_READ;
 use support::tmp;
 
 /// `n` records of varied lengths (0 to ~3000 bytes, one of 3 MiB), each filled
@@ -73,7 +74,7 @@ fn records_across_pieces_read_whole_in_both_byte_orders() {
     let recs = records(3000);
     for big_endian in [false, true] {
         let bytes = pcap(&recs, big_endian);
-        assert!(bytes.len() > 5 << 20);
+        assert!(bytes.len() > 5 * SHARED_READ);
         let (frames, end) = read_all(&format!("pieces-{big_endian}.pcap"), &bytes);
         assert_eq!(end, End::Clean);
         assert_eq!(frames.len(), recs.len());
@@ -96,7 +97,7 @@ fn a_capture_cut_anywhere_keeps_every_whole_record_before_the_cut() {
         starts.push(at);
         at += 16 + r.len();
     }
-    let piece = 1 << 20;
+    let piece = SHARED_READ;
     for cut in [
         piece - 3,
         piece + 8,
@@ -128,7 +129,7 @@ fn a_capture_cut_anywhere_keeps_every_whole_record_before_the_cut() {
 /// boundaries (1 to 15 of its 16 bytes before it), and one starts exactly on
 /// the 16th.
 fn straddling() -> Vec<Vec<u8>> {
-    let piece = 1 << 20;
+    let piece = SHARED_READ;
     let (mut recs, mut at) = (Vec::new(), 24);
     let push = |recs: &mut Vec<Vec<u8>>, len: usize| {
         recs.push(vec![(recs.len() % 251) as u8; len]);
@@ -174,7 +175,7 @@ fn assert_steered(name: &str, recs: &[Vec<u8>], big_endian: bool) {
 
     let queue = |b: &[u8]| usize::from(b.first().copied().unwrap_or(0) % 3);
     let bytes = pcap(recs, big_endian);
-    let pieces = bytes.len().div_ceil(1 << 20);
+    let pieces = bytes.len().div_ceil(SHARED_READ);
     let p = tmp(name);
     std::fs::write(&p, &bytes).unwrap();
     let (steered, tested) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));

@@ -144,11 +144,21 @@ fn two_queues_change_only_the_gro_columns() {
     }
 }
 
-/// The reader's direct outer parse finds the same hash input as the walk.
+/// The reader's direct outer parse finds the same hash input as the walk,
+/// and the queue it steers to (hashed in place, the input not copied) is the
+/// queue of that input.
 #[test]
 fn outer_tuple_equals_the_walks_outer_tuple_on_the_mix() {
-    use netoffload_replay::rss::{RssMode, outer_tuple, tuple};
+    use netoffload_replay::rss::{RssMode, outer_queue, outer_tuple, queue_of, tuple};
     for inp in app::mix_inputs() {
+        for queues in [1, 2, 3, 7, 256] {
+            assert_eq!(
+                outer_queue(&inp.bytes, inp.link, queues),
+                queue_of(outer_tuple(&inp.bytes, inp.link).as_deref(), queues),
+                "{} over {queues} queues",
+                inp.class
+            );
+        }
         let w = netoffload_replay::walk::walk(&inp.bytes, inp.link);
         if w.levels
             .first()
