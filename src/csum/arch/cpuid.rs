@@ -11,6 +11,7 @@ pub(super) struct Features {
     pub avx2: bool,
     pub avx512bw: bool,
     pub vpclmul_avx512: bool,
+    pub avx512vnni: bool,
     /// An AMD (or Hygon) core: its `crc32` unit runs beside the carry-less
     /// multiplier, which the hybrid CRC chunks rely on.
     pub amd: bool,
@@ -72,6 +73,7 @@ pub(super) fn read() -> Features {
         avx2,
         avx512bw: avx512f && bit(ebx7, 30),
         vpclmul_avx512: avx512f && bit(ecx7, 10),
+        avx512vnni: avx512f && bit(ecx7, 11),
         amd,
     }
 }

@@ -15,13 +15,17 @@
 //! `a += v >> 32`. Carry bound: a piece of at most `2^30` bytes gives each of
 //! the two accumulator pairs at most `2^23 + 2` vectors (loads, the head and
 //! the tail), so `Σlo` and `Σhi = a` stay below `2^56` per lane and
-//! `b - (a << 32) (mod 2^64)` is `Σlo` exactly.
+//! `b - (a << 32) (mod 2^64)` is `Σlo` exactly. From [`DP_FROM`] bytes on a
+//! CPU with AVX-512 VNNI, `sum_vnni` uses [`Dp`] instead: two vector operations
+//! per 64 bytes, and a lane's carries recovered modulo 255 at the end.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_add_epi64, _mm512_and_si512, _mm512_loadu_si512, _mm512_mask_storeu_epi8,
-    _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_reduce_add_epi64, _mm512_rolv_epi32,
-    _mm512_rorv_epi32, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_setzero_si512,
-    _mm512_slli_epi64, _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi64,
+    __m512i, _mm512_add_epi32, _mm512_add_epi64, _mm512_and_si512, _mm512_dpbusd_epi32,
+    _mm512_loadu_si512, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
+    _mm512_min_epu32, _mm512_reduce_add_epi64, _mm512_rolv_epi32, _mm512_rorv_epi32,
+    _mm512_set1_epi8, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_setzero_si512,
+    _mm512_slli_epi64, _mm512_srli_epi32, _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi32,
+    _mm512_sub_epi64, _mm512_xor_si512,
 };
 
 use crate::csum::scalar::fold64;
@@ -138,6 +142,119 @@ impl Acc {
     }
 }
 
+/// Shortest slice summed with the VNNI accumulators: their reduction is about
+/// ten cycles longer, which half a cycle saved per vector pays back from
+/// about 32 vectors (1500 B: the same time either way, 9000 B: 17% faster).
+pub(super) const DP_FROM: usize = 2048;
+
+/// Largest piece the VNNI accumulators sum before reducing: 248 vectors, plus
+/// the head and the tail, stay under the 255 that [`Dp`] can count.
+const PIECE_DP: usize = 31 * 8 * V;
+
+/// Accumulators with AVX-512 VNNI: two vector operations per 64 bytes instead
+/// of [`Acc`]'s three (the 512-bit shift runs on one port of the two).
+///
+/// `b` adds the vectors as wrapping u32 lanes; `a` adds each u32 lane's four
+/// bytes (`vpdpbusd` against ones: the multiply and the add are one
+/// instruction). A lane's exact sum is `b + 2^32·k`. A word is congruent to
+/// its byte sum modulo 255 (`256 ≡ 1`) and `2^32 ≡ 1`, so `k ≡ a - b (mod
+/// 255)`, which gives `k` exactly while it stays below 255: at most 254
+/// vectors per lane between reductions ([`PIECE_DP`]). `a` stays below `2^18`.
+/// Eight `a` registers: `vpdpbusd`'s latency is five cycles.
+#[derive(Clone, Copy)]
+struct Dp {
+    b: [__m512i; 2],
+    a: [__m512i; 8],
+}
+
+impl Dp {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new() -> Dp {
+        let z = _mm512_setzero_si512();
+        Dp {
+            b: [z; 2],
+            a: [z; 8],
+        }
+    }
+
+    /// Adds `v` into the `I`-th `a` register (a constant, so registers stay registers).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vnni")]
+    fn add<const I: usize>(&mut self, v: __m512i) {
+        self.b[I & 1] = _mm512_add_epi32(self.b[I & 1], v);
+        self.a[I] = _mm512_dpbusd_epi32(self.a[I], v, _mm512_set1_epi8(1));
+    }
+
+    /// Raw sum of the accumulated lanes: `Σb + Σk`, congruent to `Σ (b + 2^32·k)`
+    /// modulo `2^32 - 1`, zero only when every `b` and `k` is, that is when
+    /// every word is zero. `k = (a - b) mod 255` per lane, from
+    /// `a + !b = a - b + 255·16843009`: the byte sums of `a` and `!b` (at most
+    /// 2040), folded once (`lo + hi <= 262`), less 255 if that is at least 255.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512vnni")]
+    fn reduce(self) -> u64 {
+        let b = _mm512_add_epi32(self.b[0], self.b[1]);
+        let a = self
+            .a
+            .iter()
+            .fold(_mm512_setzero_si512(), |s, &x| _mm512_add_epi32(s, x));
+        let (ones, z) = (_mm512_set1_epi8(1), _mm512_setzero_si512());
+        let not_b = _mm512_xor_si512(b, _mm512_set1_epi32(-1));
+        // The two byte sums side by side (not one into the other: latency).
+        let y = _mm512_add_epi32(
+            _mm512_dpbusd_epi32(z, a, ones),
+            _mm512_dpbusd_epi32(z, not_b, ones),
+        );
+        let y = _mm512_add_epi32(
+            _mm512_and_si512(y, _mm512_set1_epi32(0xFF)),
+            _mm512_srli_epi32::<8>(y),
+        );
+        let k = _mm512_min_epu32(y, _mm512_sub_epi32(y, _mm512_set1_epi32(255)));
+        // `b` and `k` in one horizontal sum: u64 lanes of `b`'s two words plus `k`'s.
+        _mm512_reduce_add_epi64(_mm512_add_epi64(half_fold(b), half_fold(k))) as u64
+    }
+}
+
+/// [`sum_piece`] with the VNNI accumulators (pieces of at most [`PIECE_DP`] bytes).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn sum_piece_dp(data: &[u8], extra: __m512i) -> u64 {
+    let mut acc = Dp::new();
+    acc.add::<7>(extra);
+    let mut blocks = data.chunks_exact(8 * V);
+    for blk in &mut blocks {
+        acc.add::<0>(load(arr(blk)));
+        acc.add::<1>(load(arr(&blk[V..])));
+        acc.add::<2>(load(arr(&blk[2 * V..])));
+        acc.add::<3>(load(arr(&blk[3 * V..])));
+        acc.add::<4>(load(arr(&blk[4 * V..])));
+        acc.add::<5>(load(arr(&blk[5 * V..])));
+        acc.add::<6>(load(arr(&blk[6 * V..])));
+        acc.add::<7>(load(arr(&blk[7 * V..])));
+    }
+    // Fewer than eight vectors left: four, two and one, each into its own register.
+    let mut rest = blocks.remainder();
+    if let Some((four, r)) = rest.split_at_checked(4 * V) {
+        acc.add::<0>(load(arr(four)));
+        acc.add::<1>(load(arr(&four[V..])));
+        acc.add::<2>(load(arr(&four[2 * V..])));
+        acc.add::<3>(load(arr(&four[3 * V..])));
+        rest = r;
+    }
+    if let Some((two, r)) = rest.split_at_checked(2 * V) {
+        acc.add::<4>(load(arr(two)));
+        acc.add::<5>(load(arr(&two[V..])));
+        rest = r;
+    }
+    if let Some((one, r)) = rest.split_at_checked(V) {
+        acc.add::<6>(load(arr(one)));
+        rest = r;
+    }
+    acc.add::<7>(load_prefix(rest));
+    acc.reduce()
+}
+
 /// The chunk as a 64-byte array (always succeeds for `chunks_exact(64)` pieces).
 #[inline(always)]
 fn arr(c: &[u8]) -> &[u8; V] {
@@ -193,6 +310,30 @@ pub(super) unsafe fn sum(data: &[u8]) -> u64 {
         let n = body.len().min(PIECE);
         let (piece, rest) = body.split_at(n);
         body_sum = fold64(body_sum + sum_piece(piece, extra)) as u64;
+        extra = _mm512_setzero_si512();
+        body = rest;
+    }
+    fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
+}
+
+/// [`sum`] with the VNNI accumulators ([`Dp`]).
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX-512BW and AVX-512 VNNI and the OS must
+/// save opmask and ZMM state.
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+pub(super) unsafe fn sum_vnni(data: &[u8]) -> u64 {
+    if data.len() <= V {
+        return sum_vec(load_prefix(data));
+    }
+    let h = (V - (data.as_ptr() as usize & (V - 1))) & (V - 1);
+    let (head, mut body) = data.split_at(h);
+    let mut extra = to_body_grid(load_prefix(head), h);
+    let mut body_sum = 0u64;
+    while !body.is_empty() {
+        let n = body.len().min(PIECE_DP);
+        let (piece, rest) = body.split_at(n);
+        body_sum = fold64(body_sum + sum_piece_dp(piece, extra)) as u64;
         extra = _mm512_setzero_si512();
         body = rest;
     }
