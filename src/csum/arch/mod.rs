@@ -53,44 +53,46 @@ static SUM_LEVEL: AtomicU8 = AtomicU8::new(UNSET);
 /// Active CRC level; only ever holds [`UNSET`] or a level `<=` the detected one.
 static CRC_LEVEL: AtomicU8 = AtomicU8::new(UNSET);
 
-/// Whether long CRCs run hybrid chunks (`crc_vpclmul`): [`UNSET`], 0 or 1.
-static CRC_HYBRID: AtomicU8 = AtomicU8::new(UNSET);
+/// CPU facts the kernels choose by, read once from CPUID: [`KNOWN`] once
+/// read, then [`HYBRID`] and [`VNNI`] (x86-64 only, as the kernels are).
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+static CPU_FLAGS: AtomicU8 = AtomicU8::new(0);
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+const KNOWN: u8 = 1;
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+const HYBRID: u8 = 2;
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+const VNNI: u8 = 4;
+
+/// [`CPU_FLAGS`], read on first use.
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+fn cpu_flags() -> u8 {
+    let v = CPU_FLAGS.load(Ordering::Relaxed);
+    if v & KNOWN != 0 {
+        return v;
+    }
+    let f = cpuid::read();
+    let v = KNOWN | if f.amd { HYBRID } else { 0 } | if f.avx512vnni { VNNI } else { 0 };
+    CPU_FLAGS.store(v, Ordering::Relaxed);
+    v
+}
 
 /// True when the VPCLMULQDQ kernel should run hybrid chunks on this CPU: on
 /// AMD cores, whose `crc32` unit works beside the carry-less multiplier (Zen
 /// 5, 64 KiB: 1.33x crc-fast hybrid); on Intel cores the hybrid measured
 /// slower than folding alone (Xeon, 64 KiB: 0.79x hybrid, 1.00x folding;
 /// `docs/perf/csum.md`). Both give the same CRC.
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 fn crc_hybrid() -> bool {
-    let v = CRC_HYBRID.load(Ordering::Relaxed);
-    if v != UNSET {
-        return v == 1;
-    }
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    let hybrid = cpuid::read().amd;
-    #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
-    let hybrid = false;
-    CRC_HYBRID.store(u8::from(hybrid), Ordering::Relaxed);
-    hybrid
+    cpu_flags() & HYBRID != 0
 }
 
-/// Whether the AVX-512 sum uses the VNNI accumulators: [`UNSET`], 0 or 1.
-static SUM_VNNI: AtomicU8 = AtomicU8::new(UNSET);
-
-/// True when this CPU has AVX-512 VNNI: the AVX-512 level then sums with two
-/// vector operations per 64 bytes instead of three (`sum_avx512::Dp`; the
-/// same raw sum).
+/// True when this CPU has AVX-512 VNNI: the AVX-512 level then sums long
+/// slices with two vector operations per 64 bytes instead of three
+/// (`sum_avx512::Dp`; the same raw sum).
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 fn sum_vnni() -> bool {
-    let v = SUM_VNNI.load(Ordering::Relaxed);
-    if v != UNSET {
-        return v == 1;
-    }
-    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    let vnni = cpuid::read().avx512vnni;
-    #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
-    let vnni = false;
-    SUM_VNNI.store(u8::from(vnni), Ordering::Relaxed);
-    vnni
+    cpu_flags() & VNNI != 0
 }
 
 /// The best sum and CRC levels this CPU supports (detected once, then cached).

@@ -293,52 +293,54 @@ fn to_body_grid(v: __m512i, h: usize) -> __m512i {
     _mm512_rorv_epi32(v, _mm512_set1_epi32(8 * (h & 3) as i32))
 }
 
-/// Raw sum of any slice (invariant in `arch`'s module docs).
-///
-/// # Safety
-/// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(super) unsafe fn sum(data: &[u8]) -> u64 {
-    if data.len() <= V {
-        return sum_vec(load_prefix(data));
-    }
-    let h = (V - (data.as_ptr() as usize & (V - 1))) & (V - 1);
-    let (head, mut body) = data.split_at(h);
-    let mut extra = to_body_grid(load_prefix(head), h);
-    let mut body_sum = 0u64;
-    while !body.is_empty() {
-        let n = body.len().min(PIECE);
-        let (piece, rest) = body.split_at(n);
-        body_sum = fold64(body_sum + sum_piece(piece, extra)) as u64;
-        extra = _mm512_setzero_si512();
-        body = rest;
-    }
-    fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
+/// The whole-slice sum of one accumulator scheme: the head up to a 64-byte
+/// boundary moved into the body's word grid, the body in pieces.
+macro_rules! whole_slice_sum {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $sum_piece:ident, $piece:expr) => {
+        $(#[$doc])*
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name(data: &[u8]) -> u64 {
+            if data.len() <= V {
+                return sum_vec(load_prefix(data));
+            }
+            let h = (V - (data.as_ptr() as usize & (V - 1))) & (V - 1);
+            let (head, mut body) = data.split_at(h);
+            let mut extra = to_body_grid(load_prefix(head), h);
+            let mut body_sum = 0u64;
+            while !body.is_empty() {
+                let n = body.len().min($piece);
+                let (piece, rest) = body.split_at(n);
+                body_sum = fold64(body_sum + $sum_piece(piece, extra)) as u64;
+                extra = _mm512_setzero_si512();
+                body = rest;
+            }
+            fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
+        }
+    };
 }
 
-/// [`sum`] with the VNNI accumulators ([`Dp`]).
-///
-/// # Safety
-/// The CPU must support AVX-512F, AVX-512BW and AVX-512 VNNI and the OS must
-/// save opmask and ZMM state.
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-pub(super) unsafe fn sum_vnni(data: &[u8]) -> u64 {
-    if data.len() <= V {
-        return sum_vec(load_prefix(data));
-    }
-    let h = (V - (data.as_ptr() as usize & (V - 1))) & (V - 1);
-    let (head, mut body) = data.split_at(h);
-    let mut extra = to_body_grid(load_prefix(head), h);
-    let mut body_sum = 0u64;
-    while !body.is_empty() {
-        let n = body.len().min(PIECE_DP);
-        let (piece, rest) = body.split_at(n);
-        body_sum = fold64(body_sum + sum_piece_dp(piece, extra)) as u64;
-        extra = _mm512_setzero_si512();
-        body = rest;
-    }
-    fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
-}
+whole_slice_sum!(
+    /// Raw sum of any slice (invariant in `arch`'s module docs).
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
+    sum,
+    "avx512f,avx512bw",
+    sum_piece,
+    PIECE
+);
+
+whole_slice_sum!(
+    /// [`sum`] with the VNNI accumulators ([`Dp`]).
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F, AVX-512BW and AVX-512 VNNI and the OS must
+    /// save opmask and ZMM state.
+    sum_vnni,
+    "avx512f,avx512bw,avx512vnni",
+    sum_piece_dp,
+    PIECE_DP
+);
 
 /// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
 /// plus the vectors `extra` and `extra2`: four vectors per round into two
