@@ -247,10 +247,21 @@ pub const fn block_sub(a: Wsum, block: Wsum, offset: usize) -> Wsum {
 /// The IPv4 header checksum over the whole slice (Linux `ip_fast_csum`): 0 when valid.
 #[inline]
 pub fn ipv4_header(header: &[u8]) -> Sum16 {
-    // The option-less 20-byte header gets the short sum at a length known at
-    // compile time: five loads and adds, no length branches.
+    // The option-less 20-byte header as Linux's `ip_fast_csum` does it: two
+    // u64 words and a u32 with end-around carries (`add`, `adc`), congruent to
+    // the word sum modulo `2^64 - 1` and so to `partial`'s modulo `2^32 - 1`,
+    // zero only for zero: the same `Wsum` once folded.
     if let Ok(h) = <&[u8; 20]>::try_from(header) {
-        return fold(Wsum::new(scalar::fold64(arch::sum_small(h, 0))));
+        let (a, b) = h.split_at(8);
+        let (b, c) = b.split_at(8);
+        let word = |w: &[u8]| u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]));
+        let end_around = |x: u64, y: u64| {
+            let (s, carry) = x.overflowing_add(y);
+            s + u64::from(carry)
+        };
+        let last = u64::from(u32::from_ne_bytes(c.try_into().unwrap_or([0; 4])));
+        let words = end_around(end_around(word(a), word(b)), last);
+        return fold(Wsum::new(scalar::fold64(words)));
     }
     fold(partial(header, Wsum::ZERO))
 }

@@ -186,3 +186,27 @@ proptest! {
         prop_assert_eq!(csum::fold(upd), csum::fold(csum::partial(&data, Wsum::new(0x1234))));
     }
 }
+
+/// The carries of the 20-byte `ipv4_header`: all zeros, all ones, and
+/// headers whose u64 adds carry out (end-around) once or twice.
+#[test]
+fn ipv4_header_carries_equal_partial() {
+    let ones_then_one = {
+        let mut h = [0u8; 20];
+        h[..8].fill(0xFF);
+        h[8] = 1;
+        h
+    };
+    let ones_but_last = {
+        let mut h = [0xFFu8; 20];
+        h[19] = 0;
+        h
+    };
+    for h in [[0u8; 20], [0xFF; 20], ones_then_one, ones_but_last] {
+        assert_eq!(
+            csum::ipv4_header(&h),
+            csum::fold(csum::partial(&h, Wsum::ZERO)),
+            "{h:02x?}"
+        );
+    }
+}
