@@ -20,9 +20,11 @@
 //! there, slower on Intel cores): the same CRC either way.
 //!
 //! Slices of at most 64 bytes skip the dispatch: [`partial`] sums them inline
-//! with SSE2 lanes and u32 words on x86-64 (no serial `adc` chain as in
-//! Linux's short-data shape, no vector kernel's masked load and horizontal
-//! reduction). It keeps the raw-sum invariant, so the `Wsum` is still identical.
+//! (no vector kernel's masked load and horizontal reduction). The header
+//! sizes 20, 40 and 64 take two `add`/`adc` chains of u64 words side by side
+//! (`ip_fast_csum`'s shape, at a length known at compile time); other lengths
+//! take SSE2 lanes and u32 words on x86-64. Both keep the raw-sum invariant,
+//! so the `Wsum` is still identical.
 //!
 //! `unsafe` lives only in the private `arch` module (the SIMD kernels).
 //!
@@ -79,13 +81,13 @@ pub fn partial(data: &[u8], init: Wsum) -> Wsum {
 #[inline(always)]
 fn sum_short(data: &[u8], init: u64) -> u64 {
     if let Ok(h) = <&[u8; 20]>::try_from(data) {
-        return arch::sum_small(h, init);
+        return scalar::end_around_words(h, init);
     }
     if let Ok(h) = <&[u8; 40]>::try_from(data) {
-        return arch::sum_small(h, init);
+        return scalar::end_around_words(h, init);
     }
     if let Ok(h) = <&[u8; scalar::SMALL]>::try_from(data) {
-        return arch::sum_small(h, init);
+        return scalar::end_around_words(h, init);
     }
     arch::sum_small(data, init)
 }
@@ -247,21 +249,9 @@ pub const fn block_sub(a: Wsum, block: Wsum, offset: usize) -> Wsum {
 /// The IPv4 header checksum over the whole slice (Linux `ip_fast_csum`): 0 when valid.
 #[inline]
 pub fn ipv4_header(header: &[u8]) -> Sum16 {
-    // The option-less 20-byte header as Linux's `ip_fast_csum` does it: two
-    // u64 words and a u32 with end-around carries (`add`, `adc`), congruent to
-    // the word sum modulo `2^64 - 1` and so to `partial`'s modulo `2^32 - 1`,
-    // zero only for zero: the same `Wsum` once folded.
+    // The option-less 20-byte header as Linux's `ip_fast_csum` does it.
     if let Ok(h) = <&[u8; 20]>::try_from(header) {
-        let (a, b) = h.split_at(8);
-        let (b, c) = b.split_at(8);
-        let word = |w: &[u8]| u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]));
-        let end_around = |x: u64, y: u64| {
-            let (s, carry) = x.overflowing_add(y);
-            s + u64::from(carry)
-        };
-        let last = u64::from(u32::from_ne_bytes(c.try_into().unwrap_or([0; 4])));
-        let words = end_around(end_around(word(a), word(b)), last);
-        return fold(Wsum::new(scalar::fold64(words)));
+        return fold(Wsum::new(scalar::fold64(scalar::end_around_words(h, 0))));
     }
     fold(partial(header, Wsum::ZERO))
 }

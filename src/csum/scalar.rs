@@ -22,6 +22,33 @@ pub(crate) const fn fold64(x: u64) -> u32 {
     t + carry as u32
 }
 
+/// `x + y` with the carry out added back in (one `add` and one `adc`): the
+/// sum modulo `2^64 - 1`, zero only when both are.
+#[inline(always)]
+pub(crate) const fn end_around(x: u64, y: u64) -> u64 {
+    let (s, carry) = x.overflowing_add(y);
+    s + carry as u64
+}
+
+/// Raw sum of a block of a size known at compile time (a multiple of 4
+/// bytes) plus `init`, as Linux's `adc` chains do it (`ip_fast_csum`): u64
+/// words with end-around carries, two chains side by side. Congruent to the
+/// u32 word sum modulo `2^64 - 1` and so modulo `2^32 - 1`, zero only for
+/// zero: the raw-sum invariant.
+#[inline(always)]
+pub(crate) fn end_around_words<const N: usize>(block: &[u8; N], init: u64) -> u64 {
+    let mut chains = [init, 0];
+    let mut words = block.chunks_exact(8);
+    for (i, w) in (&mut words).enumerate() {
+        let w = u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]));
+        chains[i & 1] = end_around(chains[i & 1], w);
+    }
+    if let Some(last) = words.remainder().first_chunk::<4>() {
+        chains[1] = end_around(chains[1], u64::from(u32::from_ne_bytes(*last)));
+    }
+    end_around(chains[0], chains[1])
+}
+
 /// A raw sum (see `arch`'s module docs) plus an initial sum, as a `Wsum`.
 ///
 /// Both parts keep "zero only when empty/all-zero", so the result is the
