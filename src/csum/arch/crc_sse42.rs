@@ -7,7 +7,7 @@
 //! `crc(r, A‖B‖C) = r_A·x^(16n) ⊕ r_B·x^(8n) ⊕ r_C` for blocks of `n` bytes,
 //! the multiplications done with the byte tables of `crc::shift_tables`.
 
-use core::arch::x86_64::{_mm_crc32_u8, _mm_crc32_u64};
+use core::arch::x86_64::{_mm_crc32_u8, _mm_crc32_u16, _mm_crc32_u32, _mm_crc32_u64};
 
 use crate::csum::crc::{shift_by, shift_tables};
 
@@ -38,8 +38,19 @@ pub(super) fn single(reg: u32, data: &[u8]) -> u32 {
     for c in &mut words {
         r = _mm_crc32_u64(r, le64(c));
     }
+    // The `< 8` tail as at most a word, a half-word and a byte (three steps in
+    // the chain instead of up to seven).
     let mut r = r as u32;
-    for &b in words.remainder() {
+    let mut rest = words.remainder();
+    if let Some((w, tail)) = rest.split_first_chunk::<4>() {
+        r = _mm_crc32_u32(r, u32::from_le_bytes(*w));
+        rest = tail;
+    }
+    if let Some((h, tail)) = rest.split_first_chunk::<2>() {
+        r = _mm_crc32_u16(r, u16::from_le_bytes(*h));
+        rest = tail;
+    }
+    if let Some(&b) = rest.first() {
         r = _mm_crc32_u8(r, b);
     }
     r
