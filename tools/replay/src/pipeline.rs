@@ -108,9 +108,8 @@ pub struct Queue {
     engine: Engine,
     in_poll: usize,
     prev_ts: Option<u64>,
-    /// Frames received, and how many of them were timed.
+    /// Frames received (every [`TIME_EVERY`]th timed, from the first).
     received: u64,
-    timed: u64,
     /// Wall-clock time of the timed frames in the GRO engine and the stack's
     /// validation, and of the final flush.
     timed_busy: Duration,
@@ -130,7 +129,6 @@ impl Queue {
             in_poll: 0,
             prev_ts: None,
             received: 0,
-            timed: 0,
             timed_busy: Duration::ZERO,
             flush_busy: Duration::ZERO,
             held: HashMap::new(),
@@ -202,7 +200,6 @@ impl Queue {
         }
         if let Some(t0) = t0 {
             self.timed_busy += t0.elapsed();
-            self.timed += 1;
         }
         let outs = self.classed((frame, class));
         let kind = match &w.stop {
@@ -249,7 +246,8 @@ impl Queue {
     /// Wall-clock time in the GRO engine and the stack's validation: the timed
     /// frames' mean for every frame, plus the final flush.
     pub fn busy(&self) -> Duration {
-        let frames = match self.timed {
+        let timed = self.received.div_ceil(TIME_EVERY);
+        let frames = match timed {
             0 => 0,
             n => self.timed_busy.as_nanos() * u128::from(self.received) / u128::from(n),
         };

@@ -136,13 +136,11 @@ pub struct Piece {
     index: Option<Arc<Index>>,
 }
 
-/// The legacy pcap records that lie whole in one piece, from `start` on, one
-/// after another: each one's length and RSS queue. Made once, by the worker
+/// The legacy pcap records that lie whole in one piece, one after another:
+/// each one's offset in the piece, length and RSS queue. Made once, by the worker
 /// that reads the piece (while it is in that worker's cache): the others pass
 /// over the records of other queues without reading or hashing them.
 pub struct Index {
-    start: usize,
-    /// Each record's offset in the piece, length and queue.
     records: Vec<(u32, u32, u16)>,
 }
 
@@ -187,13 +185,11 @@ impl Indexer {
         if self.pass >= p.len() - at {
             self.pass -= p.len() - at;
             return Some(Index {
-                start: p.len(),
                 records: Vec::new(),
             });
         }
         at += self.pass;
         self.pass = 0;
-        let start = at;
         let mut records = Vec::with_capacity(p.len() / 256);
         while at < p.len() {
             let rest = &p[at..];
@@ -215,7 +211,7 @@ impl Indexer {
             records.push((at as u32, total as u32, queue));
             at += total;
         }
-        Some(Index { start, records })
+        Some(Index { records })
     }
 }
 
@@ -356,9 +352,8 @@ pub struct Direct {
     big_endian: bool,
     /// File offset of the next record.
     offset: u64,
-    /// The next record of the piece's index to take, and where it lies.
+    /// The next record of the piece's index to take.
     entry: usize,
-    entry_at: usize,
 }
 
 impl Direct {
@@ -394,7 +389,6 @@ impl Direct {
             big_endian,
             offset,
             entry: 0,
-            entry_at: pos,
         }
     }
 
@@ -437,7 +431,6 @@ impl Direct {
                 self.piece = p;
                 self.pos = 0;
                 self.entry = 0;
-                self.entry_at = self.piece.index.as_ref().map_or(0, |ix| ix.start);
                 Ok(self.piece.len > 0)
             }
             None => Err(End::Broken {
@@ -459,11 +452,11 @@ impl Direct {
         loop {
             if self.carry.is_empty()
                 && let Some(ix) = &self.piece.index
-                && let Some(&(_, len, queue)) = ix.records.get(self.entry)
-                && self.pos == self.entry_at
+                && let Some(&(at, len, queue)) = ix.records.get(self.entry)
+                && self.pos == at as usize
             {
-                // Indexed records lie one after another from `start`; every
-                // reader takes them in turn. This reader's records arrive
+                // Every reader takes the indexed records in turn (the one at
+                // `pos` is the next entry). This reader's records arrive
                 // from another core's cache (the one that read the piece):
                 // start the transfer of its own a few records ahead.
                 if let Some(&(ahead, len, queue)) = ix.records.get(self.entry + PREFETCH_AHEAD)
@@ -476,7 +469,6 @@ impl Direct {
                 }
                 let (at, len) = (self.pos, len as usize);
                 self.entry += 1;
-                self.entry_at += len;
                 self.pos += len;
                 self.offset += len as u64;
                 return Ok(Some((Record::Piece(at, len), Some(usize::from(queue)))));
