@@ -215,33 +215,22 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
     r.stream.reset();
     let n = r.stream.len() as f64;
     let hint = burst_api();
-    let mut samples = Vec::new();
-    let mut kept_ns = 0.0;
-    let start = Instant::now();
-    while (kept_ns < ms * 1e6 || samples.len() < 5)
-        && start.elapsed().as_secs_f64() * 1e9 < 3.0 * ms * 1e6 + 5e8
-    {
+    let ns = median_per_frame(ms, n, || {
         let frames = r.stream.frames();
-        let c0 = switches();
-        let t0 = Instant::now();
-        let (o, _) = if hint {
-            pass::<false, true>(&mut gro, &frames, &r.metas)
-        } else {
-            pass::<false, false>(&mut gro, &frames, &r.metas)
-        };
-        let dt = t0.elapsed().as_nanos() as f64;
-        let c1 = switches();
+        let ((o, _), dt) = un_preempted(|| {
+            if hint {
+                pass::<false, true>(&mut gro, &frames, &r.metas)
+            } else {
+                pass::<false, false>(&mut gro, &frames, &r.metas)
+            }
+        });
         drop(frames);
         r.stream.reset();
         assert_eq!(o, out, "our output count changed between passes");
-        if c1 != c0 {
-            continue;
-        }
-        kept_ns += dt;
-        samples.push(dt / n);
-    }
+        dt
+    });
     CellResult {
-        ns: median(&mut samples),
+        ns,
         out,
         groups,
         hash,
@@ -272,25 +261,37 @@ fn floor_pass(frames: &[&[u8]], sum: bool) -> u64 {
     black_box(acc)
 }
 
-/// [`floor_pass`] over `r`'s frames: the median ns per frame over `ms` of
-/// un-preempted passes (at least 5).
+/// [`floor_pass`] over `r`'s frames, timed as ours is.
 fn run_floor(r: &Replay, sum: bool, ms: f64) -> f64 {
     let frames = r.stream.frames();
-    let n = frames.len() as f64;
+    median_per_frame(ms, frames.len() as f64, || {
+        un_preempted(|| floor_pass(&frames, sum)).1
+    })
+}
+
+/// `f`'s result and its wall-clock ns, `None` for the time when this thread
+/// was switched out meanwhile (the pass is dropped, as the peer does).
+fn un_preempted<T>(f: impl FnOnce() -> T) -> (T, Option<f64>) {
+    let c0 = switches();
+    let t0 = Instant::now();
+    let r = f();
+    let dt = t0.elapsed().as_nanos() as f64;
+    (r, (switches() == c0).then_some(dt))
+}
+
+/// The median ns per frame of passes of `n` frames (`pass` gives a pass's
+/// ns, `None` to drop it): until `ms` of kept passes and at least 5, or 3 x
+/// `ms` + 0.5 s of wall time.
+fn median_per_frame(ms: f64, n: f64, mut pass: impl FnMut() -> Option<f64>) -> f64 {
     let (mut samples, mut kept_ns) = (Vec::new(), 0.0);
     let start = Instant::now();
     while (kept_ns < ms * 1e6 || samples.len() < 5)
         && start.elapsed().as_secs_f64() * 1e9 < 3.0 * ms * 1e6 + 5e8
     {
-        let c0 = switches();
-        let t0 = Instant::now();
-        floor_pass(&frames, sum);
-        let dt = t0.elapsed().as_nanos() as f64;
-        if switches() != c0 {
-            continue;
+        if let Some(dt) = pass() {
+            kept_ns += dt;
+            samples.push(dt / n);
         }
-        kept_ns += dt;
-        samples.push(dt / n);
     }
     median(&mut samples)
 }
