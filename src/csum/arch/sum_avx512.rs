@@ -17,15 +17,15 @@
 //! the tail), so `Σlo` and `Σhi = a` stay below `2^56` per lane and
 //! `b - (a << 32) (mod 2^64)` is `Σlo` exactly. From [`DP_FROM`] bytes on a
 //! CPU with AVX-512 VNNI, `sum_vnni` uses [`Dp`] instead: two vector operations
-//! per 64 bytes, and a lane's carries recovered modulo 255 at the end.
+//! per 64 bytes, and each lane's top bytes summed apart to recover its carries.
 
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi32, _mm512_add_epi64, _mm512_and_si512, _mm512_dpbusd_epi32,
     _mm512_loadu_si512, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
-    _mm512_min_epu32, _mm512_reduce_add_epi64, _mm512_rolv_epi32, _mm512_rorv_epi32,
-    _mm512_set1_epi8, _mm512_set1_epi32, _mm512_set1_epi64, _mm512_setzero_si512,
-    _mm512_slli_epi64, _mm512_srli_epi32, _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi32,
-    _mm512_sub_epi64, _mm512_xor_si512,
+    _mm512_reduce_add_epi64, _mm512_rolv_epi32, _mm512_rorv_epi32,
+    _mm512_set1_epi32, _mm512_set1_epi64, _mm512_setzero_si512,
+    _mm512_slli_epi32, _mm512_slli_epi64, _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi32,
+    _mm512_sub_epi64,
 };
 
 use crate::csum::scalar::fold64;
@@ -142,29 +142,27 @@ impl Acc {
     }
 }
 
-/// Shortest slice summed with the VNNI accumulators: their reduction is about
-/// ten cycles longer, which half a cycle saved per vector pays back from
-/// about 32 vectors (1500 B: the same time either way, 9000 B: 17% faster).
-pub(super) const DP_FROM: usize = 2048;
+/// Shortest slice summed with the VNNI accumulators (measured: below it the
+/// three-operation body and its shorter setup are as fast).
+pub(super) const DP_FROM: usize = 1024;
 
 /// Largest piece the VNNI accumulators sum before reducing: 248 vectors, plus
-/// the head and the tail, stay under the 255 that [`Dp`] can count.
+/// the head and the tail, stay within the 256 that [`Dp`] can count.
 const PIECE_DP: usize = 31 * 8 * V;
 
 /// Accumulators with AVX-512 VNNI: two vector operations per 64 bytes instead
 /// of [`Acc`]'s three (the 512-bit shift runs on one port of the two).
 ///
-/// `b` adds the vectors as wrapping u32 lanes; `a` adds each u32 lane's four
-/// bytes (`vpdpbusd` against ones: the multiply and the add are one
-/// instruction). A lane's exact sum is `b + 2^32·k`. A word is congruent to
-/// its byte sum modulo 255 (`256 ≡ 1`) and `2^32 ≡ 1`, so `k ≡ a - b (mod
-/// 255)`, which gives `k` exactly while it stays below 255: at most 254
-/// vectors per lane between reductions ([`PIECE_DP`]). `a` stays below `2^18`.
-/// Eight `a` registers: `vpdpbusd`'s latency is five cycles.
+/// `b` adds the vectors as wrapping u32 lanes; `t` adds each u32 lane's top
+/// byte (`vpdpbusd` against the weights `0, 0, 0, 1`: the multiply and the add
+/// are one instruction). Over `n <= 256` vectors a lane's low 24 bits sum to
+/// less than `2^32`, so that sum is exactly `b - (t << 24)` (mod `2^32`), and
+/// the lane's exact sum is it plus `t·2^24` ([`PIECE_DP`] keeps `n` in bound).
+/// Eight `t` registers: `vpdpbusd`'s latency is five cycles.
 #[derive(Clone, Copy)]
 struct Dp {
     b: [__m512i; 2],
-    a: [__m512i; 8],
+    t: [__m512i; 8],
 }
 
 impl Dp {
@@ -174,45 +172,33 @@ impl Dp {
         let z = _mm512_setzero_si512();
         Dp {
             b: [z; 2],
-            a: [z; 8],
+            t: [z; 8],
         }
     }
 
-    /// Adds `v` into the `I`-th `a` register (a constant, so registers stay registers).
+    /// Adds `v` into the `I`-th `t` register (a constant, so registers stay registers).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vnni")]
     fn add<const I: usize>(&mut self, v: __m512i) {
         self.b[I & 1] = _mm512_add_epi32(self.b[I & 1], v);
-        self.a[I] = _mm512_dpbusd_epi32(self.a[I], v, _mm512_set1_epi8(1));
+        self.t[I] = _mm512_dpbusd_epi32(self.t[I], v, _mm512_set1_epi32(1 << 24));
     }
 
-    /// Raw sum of the accumulated lanes: `Σb + Σk`, congruent to `Σ (b + 2^32·k)`
-    /// modulo `2^32 - 1`, zero only when every `b` and `k` is, that is when
-    /// every word is zero. `k = (a - b) mod 255` per lane, from
-    /// `a + !b = a - b + 255·16843009`: the byte sums of `a` and `!b` (at most
-    /// 2040), folded once (`lo + hi <= 262`), less 255 if that is at least 255.
+    /// Raw sum of the accumulated lanes: `Σ low + 2^24·Σ t` over the sixteen
+    /// lanes (`< 2^36 + 2^44`), where `low = b - (t << 24)` is each lane's exact
+    /// sum of low 24 bits; zero only when every word is zero.
     #[inline]
     #[target_feature(enable = "avx512f,avx512vnni")]
     fn reduce(self) -> u64 {
         let b = _mm512_add_epi32(self.b[0], self.b[1]);
-        let a = self
-            .a
-            .iter()
-            .fold(_mm512_setzero_si512(), |s, &x| _mm512_add_epi32(s, x));
-        let (ones, z) = (_mm512_set1_epi8(1), _mm512_setzero_si512());
-        let not_b = _mm512_xor_si512(b, _mm512_set1_epi32(-1));
-        // The two byte sums side by side (not one into the other: latency).
-        let y = _mm512_add_epi32(
-            _mm512_dpbusd_epi32(z, a, ones),
-            _mm512_dpbusd_epi32(z, not_b, ones),
+        let [t0, t1, t2, t3, t4, t5, t6, t7] = self.t;
+        let t = _mm512_add_epi32(
+            _mm512_add_epi32(_mm512_add_epi32(t0, t1), _mm512_add_epi32(t2, t3)),
+            _mm512_add_epi32(_mm512_add_epi32(t4, t5), _mm512_add_epi32(t6, t7)),
         );
-        let y = _mm512_add_epi32(
-            _mm512_and_si512(y, _mm512_set1_epi32(0xFF)),
-            _mm512_srli_epi32::<8>(y),
-        );
-        let k = _mm512_min_epu32(y, _mm512_sub_epi32(y, _mm512_set1_epi32(255)));
-        // `b` and `k` in one horizontal sum: u64 lanes of `b`'s two words plus `k`'s.
-        _mm512_reduce_add_epi64(_mm512_add_epi64(half_fold(b), half_fold(k))) as u64
+        let low = _mm512_sub_epi32(b, _mm512_slli_epi32::<24>(t));
+        let lanes = _mm512_add_epi64(half_fold(low), _mm512_slli_epi64::<24>(half_fold(t)));
+        _mm512_reduce_add_epi64(lanes) as u64
     }
 }
 
