@@ -22,10 +22,9 @@
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi32, _mm512_add_epi64, _mm512_and_si512, _mm512_dpbusd_epi32,
     _mm512_loadu_si512, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
-    _mm512_reduce_add_epi64, _mm512_rolv_epi32, _mm512_rorv_epi32,
-    _mm512_set1_epi32, _mm512_set1_epi64, _mm512_setzero_si512,
-    _mm512_slli_epi32, _mm512_slli_epi64, _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi32,
-    _mm512_sub_epi64,
+    _mm512_reduce_add_epi64, _mm512_rolv_epi32, _mm512_rorv_epi32, _mm512_set1_epi32,
+    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_slli_epi64,
+    _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi32, _mm512_sub_epi64,
 };
 
 use crate::csum::scalar::fold64;
