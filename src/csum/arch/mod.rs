@@ -439,7 +439,7 @@ mod tests {
             }
             check(&zeros[..len], "zeros");
         }
-        let piece = 31 * 8 * 64;
+        let piece = sum_avx512::PIECE_DP;
         for len in (piece - 200..piece + 200).chain(2 * piece - 100..2 * piece + 100) {
             for off in [0, 1, 3, 14, 63] {
                 let (v, o) = (line(&varied) + off, line(&ones) + off);

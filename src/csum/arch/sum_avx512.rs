@@ -142,12 +142,12 @@ impl Acc {
 }
 
 /// Shortest slice summed with the VNNI accumulators (measured: below it the
-/// three-operation body and its shorter setup are as fast).
+/// three-operation body and its shorter setup are faster).
 pub(super) const DP_FROM: usize = 1024;
 
 /// Largest piece the VNNI accumulators sum before reducing: 248 vectors, plus
 /// the head and the tail, stay within the 256 that [`Dp`] can count.
-const PIECE_DP: usize = 31 * 8 * V;
+pub(super) const PIECE_DP: usize = 31 * 8 * V;
 
 /// Accumulators with AVX-512 VNNI: two vector operations per 64 bytes instead
 /// of [`Acc`]'s three (the 512-bit shift runs on one port of the two).
