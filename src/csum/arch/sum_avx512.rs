@@ -3,13 +3,13 @@
 //! Shape of `sum` (and of `copy` below 64 bytes): a masked load of the head up to the next 64-byte boundary of the
 //! source, aligned full vectors, a masked load of the tail. Masked loads and
 //! stores touch only the enabled bytes, so nothing outside the slices is read
-//! or written. The head is summed in the data's own u32 word grid; the body
-//! starts `h` bytes later, so its grid is shifted by `h mod 4` bytes. Rotating a
-//! u32 word multiplies it by a power of two modulo `2^32 - 1`, so the head's
-//! u32 lanes are rotated right by `8·(h mod 4)` bits (moving them into the
-//! body's grid), added to the body's accumulators, and the single reduced sum is
-//! rotated back left by the same amount. `copy` from 64 bytes up uses no
-//! masked memory access: see its docs.
+//! or written. The sum runs in the word grid of the aligned body, which starts
+//! `h` bytes after the data: the head is loaded from its own aligned line (its
+//! bytes land in their address's lanes, already in that grid), and since
+//! rotating a u32 word multiplies it by a power of two modulo `2^32 - 1`, the
+//! single reduced sum is rotated left by `8·(h mod 4)` bits back into the
+//! data's grid. `copy` from 64 bytes up uses no masked memory access: see its
+//! docs.
 //!
 //! Accumulators as in `sum_avx2`: `b += v` (wrapping u64 lanes) and
 //! `a += v >> 32`. Carry bound: a piece of at most `2^30` bytes gives each of
@@ -157,11 +157,12 @@ pub(super) const PIECE_DP: usize = 31 * 8 * V;
 /// are one instruction). Over `n <= 256` vectors a lane's low 24 bits sum to
 /// less than `2^32`, so that sum is exactly `b - (t << 24)` (mod `2^32`), and
 /// the lane's exact sum is it plus `t·2^24` ([`PIECE_DP`] keeps `n` in bound).
-/// Eight `t` registers: `vpdpbusd`'s latency is five cycles.
+/// Four `t` registers: `vpdpbusd`'s latency is five cycles and the body issues
+/// one per about 1.25 cycles; more registers only lengthen the reduction.
 #[derive(Clone, Copy)]
 struct Dp {
-    b: [__m512i; 2],
-    t: [__m512i; 8],
+    b: __m512i,
+    t: [__m512i; 4],
 }
 
 impl Dp {
@@ -169,17 +170,14 @@ impl Dp {
     #[target_feature(enable = "avx512f")]
     fn new() -> Dp {
         let z = _mm512_setzero_si512();
-        Dp {
-            b: [z; 2],
-            t: [z; 8],
-        }
+        Dp { b: z, t: [z; 4] }
     }
 
     /// Adds `v` into the `I`-th `t` register (a constant, so registers stay registers).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vnni")]
     fn add<const I: usize>(&mut self, v: __m512i) {
-        self.b[I & 1] = _mm512_add_epi32(self.b[I & 1], v);
+        self.b = _mm512_add_epi32(self.b, v);
         self.t[I] = _mm512_dpbusd_epi32(self.t[I], v, _mm512_set1_epi32(1 << 24));
     }
 
@@ -189,13 +187,9 @@ impl Dp {
     #[inline]
     #[target_feature(enable = "avx512f,avx512vnni")]
     fn reduce(self) -> u64 {
-        let b = _mm512_add_epi32(self.b[0], self.b[1]);
-        let [t0, t1, t2, t3, t4, t5, t6, t7] = self.t;
-        let t = _mm512_add_epi32(
-            _mm512_add_epi32(_mm512_add_epi32(t0, t1), _mm512_add_epi32(t2, t3)),
-            _mm512_add_epi32(_mm512_add_epi32(t4, t5), _mm512_add_epi32(t6, t7)),
-        );
-        let low = _mm512_sub_epi32(b, _mm512_slli_epi32::<24>(t));
+        let [t0, t1, t2, t3] = self.t;
+        let t = _mm512_add_epi32(_mm512_add_epi32(t0, t1), _mm512_add_epi32(t2, t3));
+        let low = _mm512_sub_epi32(self.b, _mm512_slli_epi32::<24>(t));
         let lanes = _mm512_add_epi64(half_fold(low), _mm512_slli_epi64::<24>(half_fold(t)));
         _mm512_reduce_add_epi64(lanes) as u64
     }
@@ -206,19 +200,19 @@ impl Dp {
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 fn sum_piece_dp(data: &[u8], extra: __m512i) -> u64 {
     let mut acc = Dp::new();
-    acc.add::<7>(extra);
+    acc.add::<3>(extra);
     let mut blocks = data.chunks_exact(8 * V);
     for blk in &mut blocks {
         acc.add::<0>(load(arr(blk)));
         acc.add::<1>(load(arr(&blk[V..])));
         acc.add::<2>(load(arr(&blk[2 * V..])));
         acc.add::<3>(load(arr(&blk[3 * V..])));
-        acc.add::<4>(load(arr(&blk[4 * V..])));
-        acc.add::<5>(load(arr(&blk[5 * V..])));
-        acc.add::<6>(load(arr(&blk[6 * V..])));
-        acc.add::<7>(load(arr(&blk[7 * V..])));
+        acc.add::<0>(load(arr(&blk[4 * V..])));
+        acc.add::<1>(load(arr(&blk[5 * V..])));
+        acc.add::<2>(load(arr(&blk[6 * V..])));
+        acc.add::<3>(load(arr(&blk[7 * V..])));
     }
-    // Fewer than eight vectors left: four, two and one, each into its own register.
+    // Fewer than eight vectors left: four, two and one, then the tail.
     let mut rest = blocks.remainder();
     if let Some((four, r)) = rest.split_at_checked(4 * V) {
         acc.add::<0>(load(arr(four)));
@@ -228,15 +222,15 @@ fn sum_piece_dp(data: &[u8], extra: __m512i) -> u64 {
         rest = r;
     }
     if let Some((two, r)) = rest.split_at_checked(2 * V) {
-        acc.add::<4>(load(arr(two)));
-        acc.add::<5>(load(arr(&two[V..])));
+        acc.add::<0>(load(arr(two)));
+        acc.add::<1>(load(arr(&two[V..])));
         rest = r;
     }
     if let Some((one, r)) = rest.split_at_checked(V) {
-        acc.add::<6>(load(arr(one)));
+        acc.add::<2>(load(arr(one)));
         rest = r;
     }
-    acc.add::<7>(load_prefix(rest));
+    acc.add::<3>(load_prefix(rest));
     acc.reduce()
 }
 
@@ -270,6 +264,25 @@ fn sum_piece(data: &[u8], extra: __m512i) -> u64 {
     acc.reduce()
 }
 
+/// The bytes of `data` (longer than 64) before its first 64-byte boundary,
+/// and their count `h`: loaded from their aligned line, so each byte sits in
+/// the lane of its address (the aligned body's word grid), zeros elsewhere.
+/// Why: no rotation into the body's grid (two vector operations per sum).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load_head_in_line(data: &[u8]) -> (usize, __m512i) {
+    let off = data.as_ptr() as usize & (V - 1);
+    let h = (V - off) & (V - 1);
+    // Lanes `off..64` when `h > 0` (then `off + h = 64`), none when `h = 0`.
+    let m = mask(h) << off;
+    let line = data.as_ptr().wrapping_sub(off);
+    // SAFETY: the enabled lanes are the `h <= data.len()` bytes at `line + off`,
+    // which is `data`'s start; masked-off bytes are neither read nor able to
+    // fault (AVX-512 fault suppression), so the line's bytes before `data` are
+    // never accessed.
+    (h, unsafe { _mm512_maskz_loadu_epi8(m, line.cast()) })
+}
+
 /// Rotates every u32 lane right by `8·(h mod 4)` bits: moves a vector summed in
 /// the data's grid into the grid of a body that starts `h` bytes later.
 #[inline]
@@ -288,18 +301,15 @@ macro_rules! whole_slice_sum {
             if data.len() <= V {
                 return sum_vec(load_prefix(data));
             }
-            let h = (V - (data.as_ptr() as usize & (V - 1))) & (V - 1);
-            let (head, mut body) = data.split_at(h);
-            let mut extra = to_body_grid(load_prefix(head), h);
-            let mut body_sum = 0u64;
-            while !body.is_empty() {
-                let n = body.len().min($piece);
-                let (piece, rest) = body.split_at(n);
-                body_sum = fold64(body_sum + $sum_piece(piece, extra)) as u64;
-                extra = _mm512_setzero_si512();
-                body = rest;
+            let (h, head) = load_head_in_line(data);
+            // The head joins the first piece; each later piece adds to the
+            // folded sum so far (`< 2^32 + 2^61`, no overflow).
+            let mut pieces = data.get(h..).unwrap_or(&[]).chunks($piece);
+            let mut raw = $sum_piece(pieces.next().unwrap_or(&[]), head);
+            for piece in pieces {
+                raw = fold64(raw) as u64 + $sum_piece(piece, _mm512_setzero_si512());
             }
-            fold64(body_sum).rotate_left(8 * (h & 3) as u32) as u64
+            fold64(raw).rotate_left(8 * (h & 3) as u32) as u64
         }
     };
 }
