@@ -71,6 +71,15 @@ fn cpu_flags() -> u8 {
     if v & KNOWN != 0 {
         return v;
     }
+    read_cpu_flags()
+}
+
+/// [`cpu_flags`]' first call: CPUID read and cached. Out of line (as the
+/// levels' first reads), so the cached path saves no registers for it.
+#[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+#[cold]
+#[inline(never)]
+fn read_cpu_flags() -> u8 {
     let f = cpuid::read();
     let v = KNOWN | if f.amd { HYBRID } else { 0 } | if f.avx512vnni { VNNI } else { 0 };
     CPU_FLAGS.store(v, Ordering::Relaxed);
@@ -140,28 +149,36 @@ fn detect_now() -> (Level, CrcLevel) {
 
 /// The active sum level (the detected best unless a lower one was set).
 pub(crate) fn sum_level() -> Level {
-    let v = SUM_LEVEL.load(Ordering::Relaxed);
-    match Level::from_u8(v) {
+    match Level::from_u8(SUM_LEVEL.load(Ordering::Relaxed)) {
         Some(l) => l,
-        None => {
-            let best = detected().0;
-            SUM_LEVEL.store(best as u8, Ordering::Relaxed);
-            best
-        }
+        None => first_sum_level(),
     }
+}
+
+/// [`sum_level`]'s first call: the detected best, cached.
+#[cold]
+#[inline(never)]
+fn first_sum_level() -> Level {
+    let best = detected().0;
+    SUM_LEVEL.store(best as u8, Ordering::Relaxed);
+    best
 }
 
 /// The active CRC level.
 pub(crate) fn crc_level() -> CrcLevel {
-    let v = CRC_LEVEL.load(Ordering::Relaxed);
-    match CrcLevel::from_u8(v) {
+    match CrcLevel::from_u8(CRC_LEVEL.load(Ordering::Relaxed)) {
         Some(l) => l,
-        None => {
-            let best = detected().1;
-            CRC_LEVEL.store(best as u8, Ordering::Relaxed);
-            best
-        }
+        None => first_crc_level(),
     }
+}
+
+/// [`crc_level`]'s first call: the detected best, cached.
+#[cold]
+#[inline(never)]
+fn first_crc_level() -> CrcLevel {
+    let best = detected().1;
+    CRC_LEVEL.store(best as u8, Ordering::Relaxed);
+    best
 }
 
 /// Checks that `level` is supported here.
@@ -208,6 +225,9 @@ pub(crate) fn set_crc_level(level: CrcLevel) -> Result<CrcLevel, Unsupported> {
 
 /// Raw sum of `data` at a level the caller has checked (`check_sum_level` or
 /// read from `SUM_LEVEL`, which only holds checked levels).
+/// The AVX-512 level is tested with one compare and the others are out of line
+/// ([`sum_below_avx512`]): a `match` of every level compiles to a jump table,
+/// whose indirect branch measured about 1 ns per call (`docs/perf/csum.md`).
 #[inline]
 fn sum_checked(level: Level, data: &[u8]) -> u64 {
     if data.len() <= scalar::SMALL && level != Level::Scalar {
@@ -215,8 +235,25 @@ fn sum_checked(level: Level, data: &[u8]) -> u64 {
         // `partial` runs too, so the level sweeps check it against scalar).
         return sum_small(data, 0);
     }
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if level == Level::Avx512 {
+        return if data.len() >= sum_avx512::DP_FROM && sum_vnni() {
+            // SAFETY: `level` is <= the detected level, so this CPU has
+            // AVX-512F+BW and the OS saves opmask and ZMM state; `sum_vnni` is
+            // true only when CPUID also reports AVX-512 VNNI.
+            unsafe { sum_avx512::sum_vnni(data) }
+        } else {
+            // SAFETY: as above, without VNNI.
+            unsafe { sum_avx512::sum(data) }
+        };
+    }
+    sum_below_avx512(level, data)
+}
+
+/// [`sum_checked`] at the levels below AVX-512.
+#[inline(never)]
+fn sum_below_avx512(level: Level, data: &[u8]) -> u64 {
     match level {
-        Level::Scalar => scalar::sum_raw(data),
         #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level, so this CPU has SSE2.
         Level::Sse2 => unsafe { sum_sse2::sum(data) },
@@ -224,36 +261,32 @@ fn sum_checked(level: Level, data: &[u8]) -> u64 {
         // SAFETY: `level` is <= the detected level, so this CPU has AVX2 and the
         // OS saves YMM state.
         Level::Avx2 => unsafe { sum_avx2::sum(data) },
-        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-        // SAFETY: `level` is <= the detected level, so this CPU has AVX-512F+BW
-        // and the OS saves opmask and ZMM state; `sum_vnni` is true only when
-        // CPUID also reports AVX-512 VNNI.
-        Level::Avx512 if data.len() >= sum_avx512::DP_FROM && sum_vnni() => unsafe {
-            sum_avx512::sum_vnni(data)
-        },
-        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-        // SAFETY: as above, without VNNI.
-        Level::Avx512 => unsafe { sum_avx512::sum(data) },
-        #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
         _ => scalar::sum_raw(data),
     }
 }
 
-/// Raw fused copy+sum at a checked level; `src.len() == dst.len()` is checked by the caller.
+/// Raw fused copy+sum at a checked level; `src.len() == dst.len()` is checked
+/// by the caller. AVX-512 first, as in [`sum_checked`].
 #[inline]
 fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if level == Level::Avx512 {
+        // SAFETY: as in `sum_checked`: AVX-512F+BW are present and enabled.
+        return unsafe { sum_avx512::copy(src, dst) };
+    }
+    copy_below_avx512(level, src, dst)
+}
+
+/// [`copy_checked`] at the levels below AVX-512.
+#[inline(never)]
+fn copy_below_avx512(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
     match level {
-        Level::Scalar => scalar::copy_raw(src, dst),
         #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: as in `sum_checked`: SSE2 is present.
         Level::Sse2 => unsafe { sum_sse2::copy(src, dst) },
         #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: as in `sum_checked`: AVX2 is present and enabled by the OS.
         Level::Avx2 => unsafe { sum_avx2::copy(src, dst) },
-        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-        // SAFETY: as in `sum_checked`: AVX-512F+BW are present and enabled.
-        Level::Avx512 => unsafe { sum_avx512::copy(src, dst) },
-        #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
         _ => scalar::copy_raw(src, dst),
     }
 }
@@ -317,22 +350,29 @@ pub(crate) fn copy_at(level: Level, src: &[u8], dst: &mut [u8]) -> Result<u64, U
     Ok(copy_checked(level, src, dst))
 }
 
-/// Advances a raw CRC32c register at a checked level.
+/// Advances a raw CRC32c register at a checked level (VPCLMULQDQ first, as
+/// in [`sum_checked`]).
 #[inline]
 fn crc_checked(level: CrcLevel, reg: u32, data: &[u8]) -> u32 {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if level == CrcLevel::Vpclmul {
+        // SAFETY: `level` is <= the detected level: SSE4.2, PCLMULQDQ, AVX-512F
+        // and VPCLMULQDQ present, ZMM state enabled by the OS.
+        return unsafe { crc_vpclmul::update(reg, data, crc_hybrid()) };
+    }
+    crc_below_vpclmul(level, reg, data)
+}
+
+/// [`crc_checked`] at the levels below VPCLMULQDQ.
+#[inline(never)]
+fn crc_below_vpclmul(level: CrcLevel, reg: u32, data: &[u8]) -> u32 {
     match level {
-        CrcLevel::Table => crc::update_table(reg, data),
         #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level, so this CPU has SSE4.2.
         CrcLevel::Sse42 => unsafe { crc_sse42::update(reg, data) },
         #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level: SSE4.2 and PCLMULQDQ present.
         CrcLevel::Pclmul => unsafe { crc_pclmul::update(reg, data) },
-        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-        // SAFETY: `level` is <= the detected level: SSE4.2, PCLMULQDQ, AVX-512F
-        // and VPCLMULQDQ present, ZMM state enabled by the OS.
-        CrcLevel::Vpclmul => unsafe { crc_vpclmul::update(reg, data, crc_hybrid()) },
-        #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
         _ => crc::update_table(reg, data),
     }
 }
