@@ -292,7 +292,8 @@ fn to_body_grid(v: __m512i, h: usize) -> __m512i {
 }
 
 /// The whole-slice sum of one accumulator scheme: the head up to a 64-byte
-/// boundary moved into the body's word grid, the body in pieces.
+/// boundary loaded in the body's word grid ([`load_head_in_line`]), the body
+/// in pieces, the sum rotated back into the data's grid.
 macro_rules! whole_slice_sum {
     ($(#[$doc:meta])* $name:ident, $features:literal, $sum_piece:ident, $piece:expr) => {
         $(#[$doc])*
