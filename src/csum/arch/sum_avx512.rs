@@ -365,13 +365,28 @@ fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64
         acc.add0(v2);
         acc.add1(v3);
     }
-    let rs = s.remainder().chunks_exact(V);
-    let rd = d.into_remainder().chunks_exact_mut(V);
-    for (sc, dc) in rs.zip(rd) {
-        let v = load(arr(sc));
-        if let Some(dc) = dc.first_chunk_mut::<V>() {
-            store(dc, v);
+    // Up to three vectors left: two, then one, written out. (As a loop, in
+    // some shapes of the caller LLVM turned their stores into a `memcpy` call.)
+    let (rs, rd) = (s.remainder(), d.into_remainder());
+    let k = rs.len().min(rd.len()) & (2 * V); // 128 with two or three left, else 0
+    let ((s2, s1), (d2, d1)) = (rs.split_at(k), rd.split_at_mut(k));
+    if let (Some(a), Some(b)) = (
+        s2.first_chunk::<{ 2 * V }>(),
+        d2.first_chunk_mut::<{ 2 * V }>(),
+    ) {
+        let (v0, v1) = (load(arr(a)), load(arr(&a[V..])));
+        let (b0, b1) = b.split_at_mut(V);
+        for (dc, v) in [(b0, v0), (b1, v1)] {
+            if let Some(dc) = dc.first_chunk_mut::<V>() {
+                store(dc, v);
+            }
         }
+        acc.add0(v0);
+        acc.add1(v1);
+    }
+    if let (Some(sc), Some(dc)) = (s1.first_chunk::<V>(), d1.first_chunk_mut::<V>()) {
+        let v = load(sc);
+        store(dc, v);
         acc.add0(v);
     }
     acc.reduce()
