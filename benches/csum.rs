@@ -95,6 +95,51 @@ fn read_limit_avx512(data: &[u8]) -> u64 {
     _mm512_reduce_add_epi64(v) as u64 ^ wrapping_u64(blocks.remainder())
 }
 
+/// The least a fused AVX-512 copy+sum of the kernel's shape does: whole
+/// 64-byte vectors only (no head, no tail), each loaded, stored and added into
+/// the three-operation accumulators (`b += v`, `a += v >> 32`, two pairs). A
+/// lower bound for `partial_copy`, not a checksum of the whole slice.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn fused_limit_avx512(src: &[u8], dst: &mut [u8]) -> u64 {
+    use std::arch::x86_64::*;
+    let z = _mm512_setzero_si512();
+    let (mut b0, mut a0, mut b1, mut a1) = (z, z, z, z);
+    let n = src.len().min(dst.len()) / 64;
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut j = 0;
+    while j + 2 <= n {
+        // SAFETY: vectors `j` and `j + 1` lie inside both slices (`j + 2 <=
+        // n`); unaligned loads and stores; AVX-512F is enabled for this
+        // function and the caller checked the CPU has it.
+        let (v0, v1) = unsafe {
+            let v0 = _mm512_loadu_si512(s.add(64 * j).cast());
+            let v1 = _mm512_loadu_si512(s.add(64 * j + 64).cast());
+            _mm512_storeu_si512(d.add(64 * j).cast(), v0);
+            _mm512_storeu_si512(d.add(64 * j + 64).cast(), v1);
+            (v0, v1)
+        };
+        b0 = _mm512_add_epi64(b0, v0);
+        a0 = _mm512_add_epi64(a0, _mm512_srli_epi64::<32>(v0));
+        b1 = _mm512_add_epi64(b1, v1);
+        a1 = _mm512_add_epi64(a1, _mm512_srli_epi64::<32>(v1));
+        j += 2;
+    }
+    if j < n {
+        // SAFETY: vector `j < n` lies inside both slices; as above.
+        let v = unsafe {
+            let v = _mm512_loadu_si512(s.add(64 * j).cast());
+            _mm512_storeu_si512(d.add(64 * j).cast(), v);
+            v
+        };
+        b0 = _mm512_add_epi64(b0, v);
+        a0 = _mm512_add_epi64(a0, _mm512_srli_epi64::<32>(v));
+    }
+    let (b, a) = (_mm512_add_epi64(b0, b1), _mm512_add_epi64(a0, a1));
+    let lane = _mm512_add_epi64(_mm512_sub_epi64(b, _mm512_slli_epi64::<32>(a)), a);
+    _mm512_reduce_add_epi64(lane) as u64
+}
+
 /// The shape of Linux's x86-64 `csum_partial` (`arch/x86/lib/csum-partial_64.c`):
 /// an `adc` chain over 64-byte blocks, then 32/16/8-byte steps, then the tail,
 /// folded 64 -> 32. Written here from the description, not copied.
@@ -337,8 +382,9 @@ fn bench_sum_interleaved(_c: &mut Criterion) {
 }
 
 /// One copy table: `copy_from_slice` first (ratios are "x memcpy"), then the
-/// fused copy, copy-then-sum and the sum alone; each copy writes its own
-/// destination buffer at the same offsets.
+/// fused copy, copy-then-sum, the sum alone and, with AVX-512, the least a
+/// fused kernel of ours' shape does ([`fused_limit_avx512`]); each copy writes
+/// its own destination buffer at the same offsets.
 fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
     if !interleave::selected(title) {
         return;
@@ -365,6 +411,14 @@ fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
             black_box(csum::partial(black_box(s), Wsum::ZERO));
         }),
     ];
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        let mut d4 = PageBuf::new(len, dst_off, 5);
+        cases.push(Case::new("limit_fused_whole_vectors", move || {
+            // SAFETY: AVX-512F was detected just above.
+            black_box(unsafe { fused_limit_avx512(black_box(s), d4.get_mut()) });
+        }));
+    }
     let budget = if len > 4096 { 1_000_000.0 } else { 200_000.0 };
     interleave::table(title, &mut cases, budget, 31);
 }
