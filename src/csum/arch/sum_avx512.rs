@@ -338,6 +338,18 @@ whole_slice_sum!(
     PIECE_DP
 );
 
+/// Stores `vs` one after another from the start of `d` (as many as fit).
+/// Why: the one store pattern of [`copy_body`]'s rounds and its last vectors.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store_each<const N: usize>(d: &mut [u8], vs: [__m512i; N]) {
+    for (dc, v) in d.chunks_exact_mut(V).zip(vs) {
+        if let Some(dc) = dc.first_chunk_mut::<V>() {
+            store(dc, v);
+        }
+    }
+}
+
 /// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
 /// plus the vectors `extra` and `extra2`: four vectors per round into two
 /// accumulator pairs.
@@ -352,14 +364,7 @@ fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64
     for (sb, db) in (&mut s).zip(&mut d) {
         let (v0, v1) = (load(arr(&sb[..V])), load(arr(&sb[V..2 * V])));
         let (v2, v3) = (load(arr(&sb[2 * V..3 * V])), load(arr(&sb[3 * V..])));
-        let (d01, d23) = db.split_at_mut(2 * V);
-        let (d0, d1) = d01.split_at_mut(V);
-        let (d2, d3) = d23.split_at_mut(V);
-        for (dc, v) in [(d0, v0), (d1, v1), (d2, v2), (d3, v3)] {
-            if let Some(dc) = dc.first_chunk_mut::<V>() {
-                store(dc, v);
-            }
-        }
+        store_each(db, [v0, v1, v2, v3]);
         acc.add0(v0);
         acc.add1(v1);
         acc.add0(v2);
@@ -370,17 +375,9 @@ fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64
     let (rs, rd) = (s.remainder(), d.into_remainder());
     let k = rs.len().min(rd.len()) & (2 * V); // 128 with two or three left, else 0
     let ((s2, s1), (d2, d1)) = (rs.split_at(k), rd.split_at_mut(k));
-    if let (Some(a), Some(b)) = (
-        s2.first_chunk::<{ 2 * V }>(),
-        d2.first_chunk_mut::<{ 2 * V }>(),
-    ) {
+    if let Some(a) = s2.first_chunk::<{ 2 * V }>() {
         let (v0, v1) = (load(arr(a)), load(arr(&a[V..])));
-        let (b0, b1) = b.split_at_mut(V);
-        for (dc, v) in [(b0, v0), (b1, v1)] {
-            if let Some(dc) = dc.first_chunk_mut::<V>() {
-                store(dc, v);
-            }
-        }
+        store_each(d2, [v0, v1]);
         acc.add0(v0);
         acc.add1(v1);
     }
