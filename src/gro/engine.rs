@@ -50,7 +50,7 @@ const HEADER_AHEAD: usize = 4;
 /// fast paths read, TCP options included) to the cache.
 #[inline(always)]
 fn prefetch_header(frame: &[u8]) {
-    crate::csum::prefetch(frame.get(..128).unwrap_or(frame));
+    crate::csum::prefetch_head(frame);
 }
 
 /// One frame of a burst for [`Gro::receive_burst`]: what [`Gro::receive`]
@@ -801,8 +801,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         // No layout test: only fixed-layout flows have a predicted length,
         // an engine holds raw-IP or Ethernet flows, not both, and a VXLAN
         // flow's header differs from this frame in the outer IP protocol
-        // (UDP, not TCP), which the compare covers.
-        let (i, s) = self.find(hash, |s| {
+        // (UDP, not TCP), which the compare covers. The closure is inlined by
+        // force: LLVM called it, 20 instructions more per packet (callgrind).
+        let (i, s) = self.find(hash, #[inline(always)] |s| {
             f.len() == s.exp.len() as usize
                 && if RAW {
                     s.exp.raw_tcp4_matches(&s.hdr, h, &next_of(s))
@@ -819,7 +820,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     fn predicted_vxlan4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; VXLAN4_SPAN] = f.get(..VXLAN4_SPAN)?.try_into().ok()?;
         let zero = flow::udp_csum_zero(h, VXLAN4.udp);
-        let (i, s) = self.find(hash, |s| {
+        let (i, s) = self.find(hash, #[inline(always)] |s| {
             s.vx4
                 && f.len() == s.exp.len() as usize
                 && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
