@@ -4,7 +4,7 @@
 use super::cb::{Cb, Refusal};
 use super::config::{GroConfig, GroKinds, MAX_HEADER, SoftwareVerify, TunnelPolicy};
 use super::expect::{Layout, Next, TCP4_SPAN, TCP6_SPAN, VXLAN4_SPAN, mode_after_match};
-use super::flow::{self, final_flag};
+use super::flow::{self, final_flag, load8};
 use super::layout::{
     RAW_TCP4, TCP4, TCP4_HDR, TCP4_ID, TCP4_IP_END, TCP6, TCP6_HDR, TCP6_ID, VXLAN4, VXLAN4_HDR,
     VXLAN4_ID, VXLAN4_IP_END,
@@ -19,6 +19,8 @@ use crate::wire::consts::ipproto;
 use crate::wire::{gre, ipv4, tcp, udp};
 
 const NIL: u16 = u16::MAX;
+/// Where the low 8 bytes of the source address start in an IPv6 header.
+const IPV6_SRC_LOW: usize = crate::wire::ipv6::SRC_OFFSET + 8;
 
 /// Counters of what the engine did (for reports and the replay tool).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, zerocopy::FromZeros)]
@@ -111,6 +113,8 @@ pub struct Gro<const FLOWS: usize> {
     oldest: u16,
     newest: u16,
     held: usize,
+    /// The slot the previous frame joined (merged into or started), or `NIL`.
+    last: u16,
     stats: GroStats,
     /// `cfg.size_limit()`, computed once (the limits never change after `new`).
     size_limit: u32,
@@ -126,6 +130,9 @@ pub struct Gro<const FLOWS: usize> {
     /// shortcut is taken).
     #[cfg(test)]
     pub(crate) predicted: u64,
+    /// Of those, merges into the guessed flow ([`Gro::guessed`]).
+    #[cfg(test)]
+    pub(crate) guessed: u64,
 }
 
 impl GroStats {
@@ -163,6 +170,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             oldest: NIL,
             newest: NIL,
             held: 0,
+            last: NIL,
             stats: GroStats::ZERO,
             size_limit: cfg.size_limit(),
             seg_limit: cfg.seg_limit(),
@@ -170,6 +178,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             fast_raw: cfg.fast_path && matches!(cfg.link, LinkType::RawIp),
             #[cfg(test)]
             predicted: 0,
+            #[cfg(test)]
+            guessed: 0,
         };
         // Free list threaded through `next` (`while`: `for` is not `const`).
         let mut i = 0;
@@ -195,6 +205,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.oldest = NIL;
         self.newest = NIL;
         self.held = 0;
+        self.last = NIL;
         self.stats = GroStats::ZERO;
         self.cfg = cfg;
         self.size_limit = cfg.size_limit();
@@ -204,6 +215,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         #[cfg(test)]
         {
             self.predicted = 0;
+            self.guessed = 0;
         }
     }
 
@@ -280,6 +292,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             s.reason = reason;
             s.finalize();
             sink(s);
+            s.exp.clear();
             s.next = self.free;
             self.free = i;
             if let Some(u) = self.used.get_mut(i as usize) {
@@ -329,7 +342,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Disposition {
-        self.receive_inline(frame, id, meta, now, sink)
+        self.receive_inline(frame, id, &meta, now, sink)
     }
 
     /// Offers a burst of frames in order (a driver's array of receive
@@ -362,7 +375,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             if let Some(next) = burst.get(i + 1) {
                 self.prefetch(next.frame, &next.meta);
             }
-            let d = self.receive_inline(f.frame, f.id, f.meta.clone(), now, sink);
+            let d = self.receive_inline(f.frame, f.id, &f.meta, now, sink);
             each(f.id, d);
         }
     }
@@ -376,19 +389,19 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         &mut self,
         frame: &[u8],
         id: u32,
-        meta: CsumMeta,
+        meta: &CsumMeta,
         now: u64,
         sink: &mut S,
     ) -> Disposition {
         if self.fast_eth {
             let v = if self.cfg.kinds.contains(GroKinds::TCP4) {
-                self.fast_tcp4::<false, S>(frame, id, &meta, now, sink)
+                self.fast_tcp4::<false, S>(frame, id, meta, now, sink)
             } else {
                 None
             };
             let v = match v {
                 None if self.cfg.kinds.contains(GroKinds::TUNNEL) => {
-                    self.fast_vxlan4(frame, id, &meta, now, sink)
+                    self.fast_vxlan4(frame, id, meta, now, sink)
                 }
                 v => v,
             };
@@ -397,11 +410,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
         }
         if (self.fast_raw || self.fast_eth)
-            && let Some(v) = self.fast_other(frame, id, &meta, now, sink)
+            && let Some(v) = self.fast_other(frame, id, meta, now, sink)
         {
             return v;
         }
-        self.receive_general(frame, id, meta, now, sink)
+        self.receive_general(frame, id, meta.clone(), now, sink)
     }
 
     /// The raw-IP TCP/IPv4 and the TCP/IPv6 fast paths, inlined after the
@@ -599,13 +612,15 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         } else {
             tcp_sum_ok(frame, l.ip[0])?
         };
+        // The predicted next segment of a held flow (the guessed flow's, else
+        // one with this hash): merges with no other test. Two separate
+        // tries: as one expression LLVM hashed before guessing.
+        if let Some(hit) = self.predicted_tcp4::<RAW>(None, frame) {
+            return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, true, sink));
+        }
         let hash = flow::hash_tcp4_at(l, frame);
-        // The predicted next segment of a held flow: merges with no other test.
-        if let Some((slot, payload)) = self.predicted_tcp4::<RAW>(hash, frame) {
-            self.stats.sw_bytes += sum;
-            let len = (frame.len() - payload) as u32;
-            self.commit_predicted(slot, id, payload as u16, len, layout, sink);
-            return Some(Disposition::Held(Held::Merged));
+        if let Some(hit) = self.predicted_tcp4::<RAW>(Some(hash), frame) {
+            return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, false, sink));
         }
         let payload = parse::fast_tcp4_after_lead_at(l, h, frame)?;
         let end = frame.len();
@@ -669,12 +684,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         // The software check first, as on the TCP/IPv4 path: the frame's loads
         // are in flight during the lookup and compare.
         let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
+        let layout = Layout::Tcp6;
+        if let Some(hit) = self.predicted_tcp6(None, frame) {
+            return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, true, sink));
+        }
         let hash = flow::hash_tcp6(frame);
-        if let Some((slot, payload)) = self.predicted_tcp6(hash, frame) {
-            self.stats.sw_bytes += sum;
-            let len = (frame.len() - payload) as u32;
-            self.commit_predicted(slot, id, payload as u16, len, Layout::Tcp6, sink);
-            return Some(Disposition::Held(Held::Merged));
+        if let Some(hit) = self.predicted_tcp6(Some(hash), frame) {
+            return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, false, sink));
         }
         let payload = parse::fast_tcp6_after_lead(h, frame)?;
         let len = (frame.len() - payload) as u32;
@@ -702,12 +718,21 @@ impl<const FLOWS: usize> Gro<FLOWS> {
 
     /// [`Self::predicted_tcp4`] for a fixed-layout TCP/IPv6 frame.
     #[inline(always)]
-    fn predicted_tcp6(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
+    fn predicted_tcp6(&self, hash: Option<u32>, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; TCP6_SPAN] = f.get(..TCP6_SPAN)?.try_into().ok()?;
-        let (i, s) = self.find(hash, |s| {
-            s.tcp6 && f.len() == s.exp.len() as usize && s.exp.tcp6_matches(&s.hdr, h, &next_of(s))
-        })?;
-        Some((i, s.p.payload as usize))
+        // The low 8 bytes of the source address as the guess's check.
+        let addrs = TCP6.ip[0] + IPV6_SRC_LOW;
+        self.predicted(
+            f,
+            addrs,
+            hash,
+            #[inline(always)]
+            |s| {
+                s.tcp6
+                    && f.len() == s.exp.len() as usize
+                    && s.exp.tcp6_matches(&s.hdr, h, &next_of(s))
+            },
+        )
     }
 
     /// The flow of a fixed-layout TCP/IPv6 frame among the flows of that
@@ -749,12 +774,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         };
         // The software check first, as in `fast_tcp4`.
         let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
+        let (layout, sum) = (Layout::Vxlan4, sw_bytes);
+        if let Some(hit) = self.predicted_vxlan4(None, frame) {
+            return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, true, sink));
+        }
         let hash = flow::hash_vxlan4(frame);
-        if let Some((slot, payload)) = self.predicted_vxlan4(hash, frame) {
-            self.stats.sw_bytes += sw_bytes;
-            let len = (frame.len() - payload) as u32;
-            self.commit_predicted(slot, id, payload as u16, len, Layout::Vxlan4, sink);
-            return Some(Disposition::Held(Held::Merged));
+        if let Some(hit) = self.predicted_vxlan4(Some(hash), frame) {
+            return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, false, sink));
         }
         let p = parse::fast_vxlan4_unchecked(frame)?;
         let len = p.payload_len();
@@ -794,39 +820,75 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// The held flow whose predicted next segment ([`Expect`](super::expect::Expect))
     /// is this fixed-layout TCP/IPv4 frame (its predicted frame length, which
     /// is 0 when the size limit leaves no room, and its header and TCP
-    /// options), and the payload offset.
+    /// options), and the payload offset: among the flows with `hash`, or
+    /// the guessed flow without one ([`Self::predicted`]).
     #[inline(always)]
-    fn predicted_tcp4<const RAW: bool>(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
+    fn predicted_tcp4<const RAW: bool>(&self, hash: Option<u32>, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; TCP4_SPAN] = f.get(..TCP4_SPAN)?.try_into().ok()?;
         // No layout test: only fixed-layout flows have a predicted length,
         // an engine holds raw-IP or Ethernet flows, not both, and a VXLAN
         // flow's header differs from this frame in the outer IP protocol
         // (UDP, not TCP), which the compare covers. The closure is inlined by
         // force: LLVM called it, 20 instructions more per packet (callgrind).
-        let (i, s) = self.find(hash, #[inline(always)] |s| {
-            f.len() == s.exp.len() as usize
-                && if RAW {
-                    s.exp.raw_tcp4_matches(&s.hdr, h, &next_of(s))
-                } else {
-                    s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
-                }
-        })?;
+        let l = if RAW { RAW_TCP4 } else { TCP4 };
+        let addrs = l.ip[0] + ipv4::SRC_OFFSET;
+        self.predicted(
+            f,
+            addrs,
+            hash,
+            #[inline(always)]
+            |s| {
+                f.len() == s.exp.len() as usize
+                    && if RAW {
+                        s.exp.raw_tcp4_matches(&s.hdr, h, &next_of(s))
+                    } else {
+                        s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
+                    }
+            },
+        )
+    }
+
+    /// The held flow `is` accepts as the one whose predicted next segment
+    /// this frame is, and the payload offset: among the flows with `hash`,
+    /// or without one the guessed flow ([`Self::guessed`], `addrs` its
+    /// check).
+    #[inline(always)]
+    fn predicted(
+        &self,
+        f: &[u8],
+        addrs: usize,
+        hash: Option<u32>,
+        is: impl Fn(&SuperPacket) -> bool,
+    ) -> Option<(u16, usize)> {
+        let (i, s) = match hash {
+            None => match self.guessed(f, addrs) {
+                Some((i, s)) if is(s) => (i, s),
+                _ => return None,
+            },
+            Some(hash) => self.find(hash, is)?,
+        };
         Some((i, s.p.payload as usize))
     }
 
     /// [`Self::predicted_tcp4`] for a fixed-layout VXLAN frame (the outer UDP
     /// checksum's presence is part of the flow, as in `udp_gro_receive`).
     #[inline(always)]
-    fn predicted_vxlan4(&self, hash: u32, f: &[u8]) -> Option<(u16, usize)> {
+    fn predicted_vxlan4(&self, hash: Option<u32>, f: &[u8]) -> Option<(u16, usize)> {
         let h: &[u8; VXLAN4_SPAN] = f.get(..VXLAN4_SPAN)?.try_into().ok()?;
         let zero = flow::udp_csum_zero(h, VXLAN4.udp);
-        let (i, s) = self.find(hash, #[inline(always)] |s| {
-            s.vx4
-                && f.len() == s.exp.len() as usize
-                && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
-                && zero == flow::udp_csum_zero(&s.hdr, VXLAN4.udp)
-        })?;
-        Some((i, s.p.payload as usize))
+        let addrs = VXLAN4.ip[1] + ipv4::SRC_OFFSET;
+        self.predicted(
+            f,
+            addrs,
+            hash,
+            #[inline(always)]
+            |s| {
+                s.vx4
+                    && f.len() == s.exp.len() as usize
+                    && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
+                    && zero == flow::udp_csum_zero(&s.hdr, VXLAN4.udp)
+            },
+        )
     }
 
     /// The flow of a fast-path VXLAN frame (held flows of the same layout
@@ -877,12 +939,15 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         f.append(id, start, len);
         f.id_mode = plan.id_mode;
         f.fin_psh |= plan.fin_psh;
+        let mss = f.mss;
+        let count = f.segs.len();
+        self.joined(slot);
         self.stats.merged += 1;
         let done = if let Some(r) = final_flag(flags) {
             Some(r)
-        } else if len < f.mss as u32 {
+        } else if len < mss as u32 {
             Some(FlushReason::ShortSegment)
-        } else if f.segs.len() >= limit as usize {
+        } else if count >= limit as usize {
             Some(FlushReason::TooManySegs)
         } else {
             None
@@ -890,6 +955,33 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if let Some(r) = done {
             self.flush_slot(slot, r, sink);
         }
+    }
+
+    /// Merges a frame of `frame_len` bytes that is the predicted next
+    /// segment of flow `slot` (`hit`: the slot and the payload offset, found
+    /// by the guess when `guessed`), with `sw_bytes` summed in software to
+    /// verify it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn merge_predicted<S: FnMut(&SuperPacket)>(
+        &mut self,
+        (slot, payload): (u16, usize),
+        frame_len: usize,
+        sw_bytes: u64,
+        id: u32,
+        layout: Layout,
+        guessed: bool,
+        sink: &mut S,
+    ) -> Disposition {
+        #[cfg(test)]
+        {
+            self.guessed += u64::from(guessed);
+        }
+        let _ = guessed;
+        self.stats.sw_bytes += sw_bytes;
+        let len = (frame_len - payload) as u32;
+        self.commit_predicted(slot, id, payload as u16, len, layout, sink);
+        Disposition::Held(Held::Merged)
     }
 
     /// Appends a segment that matched its flow's prediction
@@ -925,12 +1017,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             mode_after_match(m0)
         };
         f.id_mode = [m0, m1];
+        let count = f.segs.len();
+        self.joined(slot);
         self.stats.merged += 1;
         #[cfg(test)]
         {
             self.predicted += 1;
         }
-        if f.segs.len() >= limit as usize {
+        if count >= limit as usize {
             self.flush_slot(slot, FlushReason::TooManySegs, sink);
         }
     }
@@ -1137,6 +1231,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.first_flags = first_flags;
         s.born = now;
         s.hash = hash;
+        s.succ = NIL;
         if let Some(layout) = fixed {
             // From the frame, not from what was just stored in `s` (wider
             // loads of fresh narrow stores stall store forwarding).
@@ -1160,6 +1255,34 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             *u = true;
         }
         self.held += 1;
+        self.joined(slot);
+    }
+
+    /// Records that the current frame joined `slot`: the successor of the
+    /// previous frame's flow (for [`Self::guessed`]).
+    #[inline(always)]
+    fn joined(&mut self, slot: u16) {
+        if let Some(prev) = self.flows.get_mut(self.last as usize) {
+            prev.succ = slot;
+        }
+        self.last = slot;
+    }
+
+    /// The flow this frame most likely continues, before any hash: the one
+    /// whose frame followed the previous frame's flow last time (the same flow
+    /// in a train of one flow's segments, the next in a round-robin of
+    /// flows), when the 8 bytes at `addrs` (the innermost IPv4 addresses)
+    /// are the frame's. Only a guess: the caller's prediction compare
+    /// decides. A free slot never passes that compare (its predicted length
+    /// is 0), so a stale guess costs a miss, never a wrong merge.
+    /// Why: the hash, bucket and chain loads form a chain of dependent loads
+    /// from the frame's (cold) header; a guess skips it (TCP 1 flow: 16.8 ->
+    /// 12.9 ns per packet, `docs/perf/gro-hot-path.md`).
+    #[inline(always)]
+    fn guessed(&self, f: &[u8], addrs: usize) -> Option<(u16, &SuperPacket)> {
+        let i = self.flows.get(self.last as usize)?.succ;
+        let s = self.flows.get(i as usize)?;
+        (load8(&s.hdr, addrs) == load8(f, addrs)).then_some((i, s))
     }
 
     /// Completes flow `slot`, hands it to `sink`, and frees the slot.
@@ -1198,6 +1321,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         s.reason = reason;
         s.finalize();
         sink(s);
+        s.exp.clear();
         s.next = self.free;
         self.free = slot;
         self.used[si] = false;

@@ -123,6 +123,9 @@ pub struct SuperPacket {
     pub(crate) exp: Expect,
     pub(crate) hash: u32,
     pub(crate) next: u16,
+    /// The slot the frame after this flow's latest frame joined (a guess for
+    /// the next time, see `Gro::guessed`).
+    pub(crate) succ: u16,
     /// The flow has the fixed Ethernet + IPv4 (no options) + TCP layout.
     pub(crate) tcp4: bool,
     /// The flow has the fixed IPv4 / VXLAN / IPv4 / TCP layout.
@@ -196,6 +199,7 @@ impl SuperPacket {
         raw4: false,
         tcp6: false,
         next: u16::MAX,
+        succ: u16::MAX,
         older: u16::MAX,
         newer: u16::MAX,
     };
