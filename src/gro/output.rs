@@ -659,10 +659,12 @@ fn fill_seeded(out: &mut [u8], start: usize, field: usize, udp: bool) {
     set_bytes(out, field, check.to_bytes());
 }
 
+#[inline]
 fn set16(b: &mut [u8], at: usize, v: u16) {
     set_bytes(b, at, v.to_be_bytes());
 }
 
+#[inline]
 fn set_bytes(b: &mut [u8], at: usize, v: [u8; 2]) {
     if let Some(f) = b.get_mut(at..at + 2) {
         f.copy_from_slice(&v);
