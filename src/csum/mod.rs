@@ -71,7 +71,7 @@ pub fn partial(data: &[u8], init: Wsum) -> Wsum {
         // invariant is the same unique representative (see `scalar::fold64`).
         return Wsum::new(scalar::fold64(sum_short(data, init.get() as u64)));
     }
-    partial_long(data, init)
+    scalar::raw_to_wsum(sum_long(data), init)
 }
 
 /// The raw short-path sum of `data` (at most `scalar::SMALL` bytes) plus `init`.
@@ -93,12 +93,13 @@ fn sum_short(data: &[u8], init: u64) -> u64 {
     arch::sum_small(data, init)
 }
 
-/// [`partial`] above `scalar::SMALL` bytes: the dispatch and the vector
-/// kernels, kept out of line so the short path inlines into callers without
-/// the long path's register saves.
+/// The raw sum of `data` above `scalar::SMALL` bytes: the dispatch and the
+/// vector kernels, kept out of line so the short path inlines into callers
+/// without the long path's register saves. Without `init` (added by the
+/// caller) it needs no frame of its own and ends in a jump to the kernel.
 #[inline(never)]
-fn partial_long(data: &[u8], init: Wsum) -> Wsum {
-    scalar::raw_to_wsum(arch::sum(data), init)
+fn sum_long(data: &[u8]) -> u64 {
+    arch::sum(data)
 }
 
 /// [`partial`] with one given kernel level (for tests and benchmarks that

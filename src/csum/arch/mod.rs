@@ -101,13 +101,18 @@ fn crc_hybrid() -> bool {
 /// (`sum_avx512::Dp`; the same raw sum).
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
 fn sum_vnni() -> bool {
-    cpu_flags() & VNNI != 0
+    // No first-use check: [`detected`] reads the flags before any level is
+    // checked or stored, so a kernel level never runs with them unread (and
+    // unread, this says false: the AVX-512 kernel without VNNI, as right).
+    CPU_FLAGS.load(Ordering::Relaxed) & VNNI != 0
 }
 
 /// The best sum and CRC levels this CPU supports (detected once, then cached).
 pub(crate) fn detected() -> (Level, CrcLevel) {
     let mut packed = DETECTED.load(Ordering::Relaxed);
     if packed == UNSET {
+        #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+        cpu_flags();
         let (s, c) = detect_now();
         packed = (s as u8) | ((c as u8) << 4);
         DETECTED.store(packed, Ordering::Relaxed);
@@ -228,13 +233,10 @@ pub(crate) fn set_crc_level(level: CrcLevel) -> Result<CrcLevel, Unsupported> {
 /// The AVX-512 level is tested with one compare and the others are out of line
 /// ([`sum_below_avx512`]): a `match` of every level compiles to a jump table,
 /// whose indirect branch measured about 1 ns per call (`docs/perf/csum.md`).
+/// Slices of at most `scalar::SMALL` bytes are the caller's ([`sum_at`]
+/// sends them to [`sum_small`]; `partial` never passes them).
 #[inline]
 fn sum_checked(level: Level, data: &[u8]) -> u64 {
-    if data.len() <= scalar::SMALL && level != Level::Scalar {
-        // Short data: the scalar carry chain beats any vector setup (what
-        // `partial` runs too, so the level sweeps check it against scalar).
-        return sum_small(data, 0);
-    }
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if level == Level::Avx512 {
         return if data.len() >= sum_avx512::DP_FROM && sum_vnni() {
@@ -348,15 +350,33 @@ pub(crate) fn prefetch_head(data: &[u8]) {
     let _ = data;
 }
 
-/// Raw sum with the active level.
+/// Raw sum with the active level (`partial` sends only slices longer than
+/// `scalar::SMALL` here; shorter ones are summed right, only slower). The
+/// first use goes out of line whole, so the cached path saves no registers
+/// and ends in a jump to the kernel.
 #[inline]
 pub(crate) fn sum(data: &[u8]) -> u64 {
+    match Level::from_u8(SUM_LEVEL.load(Ordering::Relaxed)) {
+        Some(level) => sum_checked(level, data),
+        None => sum_first_use(data),
+    }
+}
+
+/// [`sum`] before any level is active: detects it, then sums.
+#[cold]
+#[inline(never)]
+fn sum_first_use(data: &[u8]) -> u64 {
     sum_checked(sum_level(), data)
 }
 
 /// Raw sum at `level`, or why not.
 pub(crate) fn sum_at(level: Level, data: &[u8]) -> Result<u64, Unsupported> {
     check_sum_level(level)?;
+    if data.len() <= scalar::SMALL && level != Level::Scalar {
+        // Short data: the scalar carry chain beats any vector setup (what
+        // `partial` runs too, so the level sweeps check it against scalar).
+        return Ok(sum_small(data, 0));
+    }
     Ok(sum_checked(level, data))
 }
 
@@ -414,6 +434,17 @@ pub(crate) fn crc_update_at(level: CrcLevel, reg: u32, data: &[u8]) -> Result<u3
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The CPU flags are read with the levels, so [`sum_vnni`], which reads
+    /// them without a first-use check, sees them wherever a level is used.
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    #[test]
+    fn cpu_flags_are_known_once_levels_are() {
+        detected();
+        assert_ne!(CPU_FLAGS.load(Ordering::Relaxed) & KNOWN, 0);
+        let vnni = cpuid::read().avx512vnni;
+        assert_eq!(sum_vnni(), vnni);
+    }
 
     /// The fused copy at every level against the scalar sum, with the
     /// destination at several distances from the source modulo 4 KiB (the
