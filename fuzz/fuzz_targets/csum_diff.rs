@@ -22,6 +22,9 @@ fuzz_target!(|input: &[u8]| {
         "partial"
     );
     let mut dst = vec![0u8; data.len()];
+    let copied = csum::partial_copy(data, &mut dst, init);
+    assert_eq!(csum::fold(copied), csum::fold(reference), "partial_copy");
+    assert_eq!(&dst[..], data, "partial_copy copies exactly");
     for level in Level::ALL {
         let Ok(sum) = csum::partial_at(level, data, init) else {
             continue;
