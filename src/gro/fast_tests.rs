@@ -303,6 +303,14 @@ fn run_link(
     }
     cfg.fast_path = !fast_off;
     let mut g: Gro<3> = Gro::new(cfg);
+    let out = feed(&mut g, specs, raw);
+    (out, std::format!("{:?}", g.stats()), g.predicted)
+}
+
+/// Feeds `specs` to `g` as one stream (four frames per tick, aged every
+/// nine frames, everything flushed at the end), as raw IP frames when
+/// `raw`; every verdict and super-packet in order.
+fn feed<const N: usize>(g: &mut Gro<N>, specs: &[Spec], raw: bool) -> Vec<Out> {
     let mut flows = [FlowState { seq: 1000, id: 5 }; 4];
     let mut out = Vec::new();
     for (n, s) in specs.iter().enumerate() {
@@ -317,7 +325,7 @@ fn run_link(
         }
     }
     g.flush_all(&mut |sp| record(&mut out, sp));
-    (out, std::format!("{:?}", g.stats()), g.predicted)
+    out
 }
 
 proptest! {
@@ -583,15 +591,10 @@ fn round_robin_flows_merge_into_the_guessed_flow() {
             let run = |fast_off: bool| {
                 let mut cfg = GroConfig::new();
                 cfg.fast_path = !fast_off;
+                // Aged out only after the last frame (held since tick 0).
+                cfg.flush_age_ticks = 5;
                 let mut g: Gro<4> = Gro::new(cfg);
-                let mut flows = [FlowState { seq: 1000, id: 5 }; 3];
-                let mut out = Vec::new();
-                for (n, s) in specs.iter().enumerate() {
-                    let (f, meta) = frame(*s, &mut flows[s.flow as usize], n as u8);
-                    let v = g.receive(&f, n as u32, meta, 0, &mut |sp| record(&mut out, sp));
-                    out.push(Out::Disposition(std::format!("{v:?}")));
-                }
-                g.flush_all(&mut |sp| record(&mut out, sp));
+                let out = feed(&mut g, &specs, false);
                 (out, std::format!("{:?}", g.stats()), g.guessed)
             };
             let (out, stats, guessed) = run(false);
