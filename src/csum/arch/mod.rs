@@ -366,7 +366,7 @@ pub(crate) fn sum(data: &[u8]) -> u64 {
 #[cold]
 #[inline(never)]
 fn sum_first_use(data: &[u8]) -> u64 {
-    sum_checked(sum_level(), data)
+    sum_checked(first_sum_level(), data)
 }
 
 /// Raw sum at `level`, or why not.
