@@ -393,6 +393,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Disposition {
+        if let Some(v) = self.fast_guessed(frame, id, meta, sink) {
+            return v;
+        }
         if self.fast_eth {
             let v = if self.cfg.kinds.contains(GroKinds::TCP4) {
                 self.fast_tcp4::<false, S>(frame, id, meta, now, sink)
@@ -415,6 +418,87 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return v;
         }
         self.receive_general(frame, id, meta.clone(), now, sink)
+    }
+
+    /// A vouched frame that is the predicted next segment of the guessed flow
+    /// ([`Self::guess`]), merged by that flow's layout's compare before any
+    /// other test: the compare covers every byte the fast paths' lead checks
+    /// read, so a train of one flow's segments (or a round robin of flows)
+    /// skips the lead checks of the paths tried before its own. Frames the
+    /// software verifies take their path, which sums before it guesses.
+    /// `None` with nothing changed otherwise.
+    #[inline(always)]
+    fn fast_guessed<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: &CsumMeta,
+        sink: &mut S,
+    ) -> Option<Disposition> {
+        let (slot, s) = self.guess()?;
+        if frame.len() != s.exp.len() as usize {
+            return None;
+        }
+        let same8 = |at: usize| load8(&s.hdr, at) == load8(frame, at);
+        let hit = (slot, s.p.payload as usize);
+        let n = frame.len();
+        // One merge call per layout: with the layout a run-time value, LLVM
+        // kept it in a register and tested it again in the commit.
+        if s.tcp4 {
+            let ok = self.tcp_covered(meta)?
+                && same8(TCP4.ip[0] + ipv4::SRC_OFFSET)
+                && is_next_tcp4::<false>(s, frame);
+            return ok.then(|| self.merge_predicted(hit, n, 0, id, Layout::Tcp4, true, sink));
+        }
+        if s.vx4 {
+            let ok = self.vxlan_covered(meta, frame)?
+                && same8(VXLAN4.ip[1] + ipv4::SRC_OFFSET)
+                && is_next_vxlan4(s, frame);
+            return ok.then(|| self.merge_predicted(hit, n, 0, id, Layout::Vxlan4, true, sink));
+        }
+        if s.raw4 {
+            let ok = self.tcp_covered(meta)?
+                && same8(RAW_TCP4.ip[0] + ipv4::SRC_OFFSET)
+                && is_next_tcp4::<true>(s, frame);
+            return ok.then(|| self.merge_predicted(hit, n, 0, id, Layout::RawTcp4, true, sink));
+        }
+        if s.tcp6 {
+            let ok = self.tcp_covered(meta)?
+                && same8(TCP6.ip[0] + IPV6_SRC_LOW)
+                && is_next_tcp6(s, frame);
+            return ok.then(|| self.merge_predicted(hit, n, 0, id, Layout::Tcp6, true, sink));
+        }
+        None
+    }
+
+    /// Whether the device vouched for a fast-path TCP frame (`Some(true)`),
+    /// the engine verifies it in software (`Some(false)`), or the fast paths
+    /// leave it to the general path (`None`).
+    #[inline(always)]
+    fn tcp_covered(&self, meta: &CsumMeta) -> Option<bool> {
+        match meta.state() {
+            CsumState::Unnecessary { .. } => Some(true),
+            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => Some(false),
+            _ => None,
+        }
+    }
+
+    /// [`Self::tcp_covered`] for a fixed-layout VXLAN frame: a vouched level
+    /// must cover both layers; software verifies the inner TCP checksum only
+    /// under the current-kernel policy and with a zero outer UDP checksum.
+    #[inline(always)]
+    fn vxlan_covered(&self, meta: &CsumMeta, frame: &[u8]) -> Option<bool> {
+        match meta.state() {
+            CsumState::Unnecessary { level } if level.covered() >= 2 => Some(true),
+            CsumState::None
+                if self.cfg.software_verify == SoftwareVerify::On
+                    && self.cfg.tunnel_policy == TunnelPolicy::Compute
+                    && be16(frame, VXLAN4.udp + udp::CHECKSUM_OFFSET)? == 0 =>
+            {
+                Some(false)
+            }
+            _ => None,
+        }
     }
 
     /// The raw-IP TCP/IPv4 and the TCP/IPv6 fast paths, inlined after the
@@ -599,11 +683,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if !lead {
             return None;
         }
-        let covered = match meta.state() {
-            CsumState::Unnecessary { .. } => true,
-            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,
-            _ => return None,
-        };
+        let covered = self.tcp_covered(meta)?;
         // The software check first: its loads of the whole frame are then in
         // flight while the lookup and compare run (a bad sum goes to the
         // general path, which names it).
@@ -613,9 +693,10 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             tcp_sum_ok(frame, l.ip[0])?
         };
         // The predicted next segment of a held flow (the guessed flow's, else
-        // one with this hash): merges with no other test. Two separate
-        // tries: as one expression LLVM hashed before guessing.
-        if let Some(hit) = self.predicted_tcp4::<RAW>(None, frame) {
+        // one with this hash): merges with no other test. A vouched frame
+        // met the guess in `fast_guessed` already. Two separate tries: as
+        // one expression LLVM hashed before guessing.
+        if !covered && let Some(hit) = self.predicted_tcp4::<RAW>(None, frame) {
             return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, true, sink));
         }
         let hash = flow::hash_tcp4_at(l, frame);
@@ -676,16 +757,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if !parse::is_tcp6_lead(h) {
             return None;
         }
-        let covered = match meta.state() {
-            CsumState::Unnecessary { .. } => true,
-            CsumState::None if self.cfg.software_verify == SoftwareVerify::On => false,
-            _ => return None,
-        };
+        let covered = self.tcp_covered(meta)?;
         // The software check first, as on the TCP/IPv4 path: the frame's loads
         // are in flight during the lookup and compare.
         let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
         let layout = Layout::Tcp6;
-        if let Some(hit) = self.predicted_tcp6(None, frame) {
+        if !covered && let Some(hit) = self.predicted_tcp6(None, frame) {
             return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, true, sink));
         }
         let hash = flow::hash_tcp6(frame);
@@ -719,7 +796,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// [`Self::predicted_tcp4`] for a fixed-layout TCP/IPv6 frame.
     #[inline(always)]
     fn predicted_tcp6(&self, hash: Option<u32>, f: &[u8]) -> Option<(u16, usize)> {
-        let h: &[u8; TCP6_SPAN] = f.get(..TCP6_SPAN)?.try_into().ok()?;
         // The low 8 bytes of the source address as the guess's check.
         let addrs = TCP6.ip[0] + IPV6_SRC_LOW;
         self.predicted(
@@ -727,11 +803,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             addrs,
             hash,
             #[inline(always)]
-            |s| {
-                s.tcp6
-                    && f.len() == s.exp.len() as usize
-                    && s.exp.tcp6_matches(&s.hdr, h, &next_of(s))
-            },
+            |s| s.tcp6 && is_next_tcp6(s, f),
         )
     }
 
@@ -761,21 +833,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if frame.len() < VXLAN4_HDR {
             return None;
         }
-        let covered = match meta.state() {
-            CsumState::Unnecessary { level } if level.covered() >= 2 => true,
-            CsumState::None
-                if self.cfg.software_verify == SoftwareVerify::On
-                    && self.cfg.tunnel_policy == TunnelPolicy::Compute
-                    && be16(frame, VXLAN4.udp + udp::CHECKSUM_OFFSET)? == 0 =>
-            {
-                false
-            }
-            _ => return None,
-        };
+        let covered = self.vxlan_covered(meta, frame)?;
         // The software check first, as in `fast_tcp4`.
         let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
         let (layout, sum) = (Layout::Vxlan4, sw_bytes);
-        if let Some(hit) = self.predicted_vxlan4(None, frame) {
+        if !covered && let Some(hit) = self.predicted_vxlan4(None, frame) {
             return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, true, sink));
         }
         let hash = flow::hash_vxlan4(frame);
@@ -824,7 +886,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// the guessed flow without one ([`Self::predicted`]).
     #[inline(always)]
     fn predicted_tcp4<const RAW: bool>(&self, hash: Option<u32>, f: &[u8]) -> Option<(u16, usize)> {
-        let h: &[u8; TCP4_SPAN] = f.get(..TCP4_SPAN)?.try_into().ok()?;
         // No layout test: only fixed-layout flows have a predicted length,
         // an engine holds raw-IP or Ethernet flows, not both, and a VXLAN
         // flow's header differs from this frame in the outer IP protocol
@@ -837,14 +898,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             addrs,
             hash,
             #[inline(always)]
-            |s| {
-                f.len() == s.exp.len() as usize
-                    && if RAW {
-                        s.exp.raw_tcp4_matches(&s.hdr, h, &next_of(s))
-                    } else {
-                        s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
-                    }
-            },
+            |s| is_next_tcp4::<RAW>(s, f),
         )
     }
 
@@ -874,20 +928,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// checksum's presence is part of the flow, as in `udp_gro_receive`).
     #[inline(always)]
     fn predicted_vxlan4(&self, hash: Option<u32>, f: &[u8]) -> Option<(u16, usize)> {
-        let h: &[u8; VXLAN4_SPAN] = f.get(..VXLAN4_SPAN)?.try_into().ok()?;
-        let zero = flow::udp_csum_zero(h, VXLAN4.udp);
         let addrs = VXLAN4.ip[1] + ipv4::SRC_OFFSET;
         self.predicted(
             f,
             addrs,
             hash,
             #[inline(always)]
-            |s| {
-                s.vx4
-                    && f.len() == s.exp.len() as usize
-                    && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
-                    && zero == flow::udp_csum_zero(&s.hdr, VXLAN4.udp)
-            },
+            |s| s.vx4 && is_next_vxlan4(s, f),
         )
     }
 
@@ -977,16 +1024,17 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         {
             self.guessed += u64::from(guessed);
         }
-        let _ = guessed;
         self.stats.sw_bytes += sw_bytes;
         let len = (frame_len - payload) as u32;
-        self.commit_predicted(slot, id, payload as u16, len, layout, sink);
+        self.commit_predicted(slot, id, payload as u16, len, layout, guessed, sink);
         Disposition::Held(Held::Merged)
     }
 
     /// Appends a segment that matched its flow's prediction
     /// ([`Expect`](super::expect::Expect)): it is full-size and carries no
     /// final flag, so only the segment limit can end the flow here.
+    /// `guessed`: `slot` is already the previous frame's flow's successor.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn commit_predicted<S: FnMut(&SuperPacket)>(
         &mut self,
@@ -995,6 +1043,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         start: u16,
         len: u32,
         layout: Layout,
+        guessed: bool,
         sink: &mut S,
     ) {
         let limit = self.seg_limit;
@@ -1018,7 +1067,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         };
         f.id_mode = [m0, m1];
         let count = f.segs.len();
-        self.joined(slot);
+        if guessed {
+            self.last = slot;
+        } else {
+            self.joined(slot);
+        }
         self.stats.merged += 1;
         #[cfg(test)]
         {
@@ -1280,9 +1333,16 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// 12.9 ns per packet, `docs/perf/gro-hot-path.md`).
     #[inline(always)]
     fn guessed(&self, f: &[u8], addrs: usize) -> Option<(u16, &SuperPacket)> {
-        let i = self.flows.get(self.last as usize)?.succ;
-        let s = self.flows.get(i as usize)?;
+        let (i, s) = self.guess()?;
         (load8(&s.hdr, addrs) == load8(f, addrs)).then_some((i, s))
+    }
+
+    /// The flow whose frame followed the previous frame's flow last time,
+    /// and its slot (no check: [`Self::guessed`]).
+    #[inline(always)]
+    fn guess(&self) -> Option<(u16, &SuperPacket)> {
+        let i = self.flows.get(self.last as usize)?.succ;
+        Some((i, self.flows.get(i as usize)?))
     }
 
     /// Completes flow `slot`, hands it to `sink`, and frees the slot.
@@ -1361,6 +1421,43 @@ fn next_of(f: &SuperPacket) -> Next {
         first_seq: f.seq,
         seq: f.seq.wrapping_add(f.payload),
     }
+}
+
+/// Whether `f` is held flow `s`'s predicted next fixed-layout TCP/IPv4
+/// segment: its length and its header and options ([`Expect`](super::expect::Expect)).
+/// No layout test (the callers know or the compare covers it).
+#[inline(always)]
+fn is_next_tcp4<const RAW: bool>(s: &SuperPacket, f: &[u8]) -> bool {
+    let Some(h) = f.get(..TCP4_SPAN).and_then(|h| h.try_into().ok()) else {
+        return false;
+    };
+    f.len() == s.exp.len() as usize
+        && if RAW {
+            s.exp.raw_tcp4_matches(&s.hdr, h, &next_of(s))
+        } else {
+            s.exp.tcp4_matches(&s.hdr, h, &next_of(s))
+        }
+}
+
+/// [`is_next_tcp4`] for a fixed-layout TCP/IPv6 frame.
+#[inline(always)]
+fn is_next_tcp6(s: &SuperPacket, f: &[u8]) -> bool {
+    let Some(h) = f.get(..TCP6_SPAN).and_then(|h| h.try_into().ok()) else {
+        return false;
+    };
+    f.len() == s.exp.len() as usize && s.exp.tcp6_matches(&s.hdr, h, &next_of(s))
+}
+
+/// [`is_next_tcp4`] for a fixed-layout VXLAN frame (the outer UDP checksum's
+/// presence is part of the flow, as in `udp_gro_receive`).
+#[inline(always)]
+fn is_next_vxlan4(s: &SuperPacket, f: &[u8]) -> bool {
+    let Some(h) = f.get(..VXLAN4_SPAN).and_then(|h| h.try_into().ok()) else {
+        return false;
+    };
+    f.len() == s.exp.len() as usize
+        && s.exp.vxlan4_matches(&s.hdr, h, &next_of(s))
+        && flow::udp_csum_zero(h, VXLAN4.udp) == flow::udp_csum_zero(&s.hdr, VXLAN4.udp)
 }
 
 /// Copies the first `hl` bytes of `src` (a header) into `dst` with at most two
