@@ -6,7 +6,10 @@
 //! range is that frame's TCP/UDP payload and the written super-packet's
 //! payload is their concatenation; size and segment limits hold; a corrupted
 //! segment never joins a super-packet; every state leaving the engine is
-//! accepted by the oracle.
+//! accepted by the oracle. With the burst switch on, the built segments go to
+//! the fast engine in bursts of up to eight (`receive_burst`, its trains
+//! included) and to the general one frame by frame: the same verdicts and
+//! super-packets.
 //!
 //! Input: 8 configuration bytes, then records of 8 bytes (see `record`).
 #![no_main]
@@ -21,7 +24,7 @@ use common::Ctl;
 use etherparse::PacketBuilder;
 use libfuzzer_sys::fuzz_target;
 use netoffload::gro::{
-    Disposition, Gro, GroConfig, GroKinds, SoftwareVerify, SuperPacket, TunnelPolicy,
+    BurstFrame, Disposition, Gro, GroConfig, GroKinds, SoftwareVerify, SuperPacket, TunnelPolicy,
 };
 use netoffload::state::{self, CsumLevel, CsumMeta, DeviceReport};
 use netoffload::wire::{self, LinkType};
@@ -197,6 +200,67 @@ fn seen(sp: &SuperPacket) -> String {
 
 /// The general path's super-packets equal the fast path's, descriptor for
 /// descriptor.
+/// Gives the gathered segments to `gro` as one burst; each verdict must be
+/// the general engine's.
+fn deliver(
+    gro: &mut Gro<4>,
+    pending: &mut Vec<(u32, CsumMeta, Disposition)>,
+    fed: &mut [Fed],
+    now: u64,
+    out: &mut Vec<SuperPacket>,
+) {
+    if pending.is_empty() {
+        return;
+    }
+    let burst: Vec<BurstFrame> = pending
+        .iter()
+        .map(|(id, meta, _)| BurstFrame {
+            frame: &fed[*id as usize].frame,
+            id: *id,
+            meta: meta.clone(),
+        })
+        .collect();
+    let mut verdicts = Vec::new();
+    gro.receive_burst(&burst, now, &mut |sp| out.push(sp.clone()), |id, v| {
+        verdicts.push((id, v))
+    });
+    drop(burst);
+    assert_eq!(verdicts.len(), pending.len());
+    for ((id, meta, g), (vid, v)) in pending.drain(..).zip(verdicts) {
+        assert_eq!(
+            (vid, &v),
+            (id, &g),
+            "burst and general paths disagree on frame {id}"
+        );
+        settle(fed, id, &meta, v);
+    }
+}
+
+/// Records a built segment's verdict `v`: held, or passed up with a state
+/// the oracle accepts for its bytes (it was given `meta`).
+fn settle(fed: &mut [Fed], id: u32, meta: &CsumMeta, v: Disposition) {
+    let f = &fed[id as usize].frame;
+    match v {
+        Disposition::Held(_) => fed[id as usize].held = true,
+        Disposition::PassUp { meta: up, .. } => {
+            if let Ok(l) = wire::parse(f, LinkType::Ethernet)
+                && common::plain_pseudo(&l)
+            {
+                let view = View {
+                    bytes: f,
+                    link: Link::Ethernet,
+                    cur: 14,
+                    levels_from: 0,
+                    l4: l.l4,
+                };
+                if let Err(e) = oracle::check(&view, &up) {
+                    panic!("passed-up state {up:?} (was {meta:?}) rejected: {e:?}");
+                }
+            }
+        }
+    }
+}
+
 fn same_output(fast: &[SuperPacket], general: &mut Vec<SuperPacket>) {
     let a: Vec<String> = fast.iter().map(seen).collect();
     let b: Vec<String> = general.drain(..).map(|sp| seen(&sp)).collect();
@@ -227,7 +291,7 @@ fuzz_target!(|data: &[u8]| {
         link: LinkType::Ethernet,
         ..GroConfig::new()
     };
-    let _ = c.u8();
+    let bursts = c.u8() & 1 == 1;
     let mut gro = Gro::<4>::new(cfg);
     // The same stream through the general path alone: verdicts and
     // super-packets must be identical (the fast paths are derived, not rules).
@@ -240,12 +304,19 @@ fuzz_target!(|data: &[u8]| {
     let mut fed: Vec<Fed> = Vec::new();
     let mut now = 0u64;
     let mut out: Vec<SuperPacket> = Vec::new();
+    // Segments the general engine has taken and the fast one has not yet (a
+    // burst being gathered): id, state, the general engine's verdict.
+    let mut pending: Vec<(u32, CsumMeta, Disposition)> = Vec::new();
 
     let mut records = 0;
     while !c.is_empty() && records < 64 {
         records += 1;
         let r: [u8; 8] = c.bytes(8).try_into().unwrap_or([0; 8]);
         let [kind, flow, _, _, _, _, msel, _] = r;
+        let segment = !matches!(kind % 16, 10..=12);
+        if !segment || pending.len() == 8 {
+            deliver(&mut gro, &mut pending, &mut fed, now, &mut out);
+        }
         match kind % 16 {
             10 => {
                 let n = usize::from(flow);
@@ -323,30 +394,16 @@ fuzz_target!(|data: &[u8]| {
                     out: false,
                 });
                 let f = &fed[id as usize].frame;
-                let v = gro.receive(f, id, meta.clone(), now, &mut |sp| out.push(sp.clone()));
                 let g = general.receive(f, id, meta.clone(), now, &mut |sp| {
                     out_general.push(sp.clone())
                 });
-                assert_eq!(v, g, "fast and general paths disagree on frame {id}");
-                match v {
-                    Disposition::Held(_) => fed[id as usize].held = true,
-                    Disposition::PassUp { meta: up, .. } => {
-                        if let Ok(l) = wire::parse(f, LinkType::Ethernet)
-                            && common::plain_pseudo(&l)
-                        {
-                            let view = View {
-                                bytes: f,
-                                link: Link::Ethernet,
-                                cur: l3,
-                                levels_from: 0,
-                                l4: l.l4,
-                            };
-                            if let Err(e) = oracle::check(&view, &up) {
-                                panic!("passed-up state {up:?} (was {meta:?}) rejected: {e:?}");
-                            }
-                        }
-                    }
+                if bursts {
+                    pending.push((id, meta, g));
+                    continue;
                 }
+                let v = gro.receive(f, id, meta.clone(), now, &mut |sp| out.push(sp.clone()));
+                assert_eq!(v, g, "fast and general paths disagree on frame {id}");
+                settle(&mut fed, id, &meta, v);
             }
         }
         same_output(&out, &mut out_general);
@@ -354,6 +411,7 @@ fuzz_target!(|data: &[u8]| {
             check_super(&sp, &mut fed, &cfg);
         }
     }
+    deliver(&mut gro, &mut pending, &mut fed, now, &mut out);
     gro.flush_all(&mut |sp| out.push(sp.clone()));
     general.flush_all(&mut |sp| out_general.push(sp.clone()));
     same_output(&out, &mut out_general);

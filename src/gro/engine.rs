@@ -18,6 +18,8 @@ use crate::wire::LinkType;
 use crate::wire::consts::ipproto;
 use crate::wire::{gre, ipv4, tcp, udp};
 
+mod train;
+
 const NIL: u16 = u16::MAX;
 /// Where the low 8 bytes of the source address start in an IPv6 header.
 const IPV6_SRC_LOW: usize = crate::wire::ipv6::SRC_OFFSET + 8;
@@ -133,6 +135,9 @@ pub struct Gro<const FLOWS: usize> {
     /// Of those, merges into the guessed flow ([`Gro::guessed`]).
     #[cfg(test)]
     pub(crate) guessed: u64,
+    /// Of those, merges by a train ([`Gro::train`]).
+    #[cfg(test)]
+    pub(crate) trained: u64,
 }
 
 impl GroStats {
@@ -180,6 +185,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             predicted: 0,
             #[cfg(test)]
             guessed: 0,
+            #[cfg(test)]
+            trained: 0,
         };
         // Free list threaded through `next` (`while`: `for` is not `const`).
         let mut i = 0;
@@ -216,6 +223,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         {
             self.predicted = 0;
             self.guessed = 0;
+            self.trained = 0;
         }
     }
 
@@ -368,15 +376,35 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         for f in burst.iter().take(HEADER_AHEAD) {
             prefetch_header(f.frame);
         }
-        for (i, f) in burst.iter().enumerate() {
-            if let Some(later) = burst.get(i + HEADER_AHEAD) {
-                prefetch_header(later.frame);
+        let mut i = 0;
+        while let Some(f) = burst.get(i) {
+            self.hint_ahead(burst, i);
+            i += 1;
+            match self.fast_guessed(f.frame, f.id, &f.meta, sink) {
+                Some((d, train)) => {
+                    each(f.id, d);
+                    if train {
+                        i = self.train(burst, i, sink, &mut each);
+                    }
+                }
+                None => each(
+                    f.id,
+                    self.receive_unguessed(f.frame, f.id, &f.meta, now, sink),
+                ),
             }
-            if let Some(next) = burst.get(i + 1) {
-                self.prefetch(next.frame, &next.meta);
-            }
-            let d = self.receive_inline(f.frame, f.id, &f.meta, now, sink);
-            each(f.id, d);
+        }
+    }
+
+    /// The hints [`Self::receive_burst`] gives before it reads `burst[i]`:
+    /// the header [`HEADER_AHEAD`] frames on, the next frame whole when its
+    /// sum is due.
+    #[inline(always)]
+    fn hint_ahead(&self, burst: &[BurstFrame<'_>], i: usize) {
+        if let Some(later) = burst.get(i + HEADER_AHEAD) {
+            prefetch_header(later.frame);
+        }
+        if let Some(next) = burst.get(i + 1) {
+            self.prefetch(next.frame, &next.meta);
         }
     }
 
@@ -393,9 +421,22 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Disposition {
-        if let Some(v) = self.fast_guessed(frame, id, meta, sink) {
+        if let Some((v, _)) = self.fast_guessed(frame, id, meta, sink) {
             return v;
         }
+        self.receive_unguessed(frame, id, meta, now, sink)
+    }
+
+    /// [`Self::receive_inline`] after [`Self::fast_guessed`] left the frame.
+    #[inline(always)]
+    fn receive_unguessed<S: FnMut(&SuperPacket)>(
+        &mut self,
+        frame: &[u8],
+        id: u32,
+        meta: &CsumMeta,
+        now: u64,
+        sink: &mut S,
+    ) -> Disposition {
         if self.fast_eth {
             let v = if self.cfg.kinds.contains(GroKinds::TCP4) {
                 self.fast_tcp4::<false, S>(frame, id, meta, now, sink)
@@ -426,7 +467,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// read, so a train of one flow's segments (or a round robin of flows)
     /// skips the lead checks of the paths tried before its own. Frames the
     /// software verifies take their path, which sums before it guesses.
-    /// `None` with nothing changed otherwise.
+    /// With the disposition, whether the frame continued the previous frame's
+    /// flow (a train: [`Self::train`]). `None` with nothing changed otherwise.
     #[inline(always)]
     fn fast_guessed<S: FnMut(&SuperPacket)>(
         &mut self,
@@ -434,8 +476,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         id: u32,
         meta: &CsumMeta,
         sink: &mut S,
-    ) -> Option<Disposition> {
+    ) -> Option<(Disposition, bool)> {
         let (slot, s) = self.guess()?;
+        let train = slot == self.last;
         if frame.len() != s.exp.len() as usize {
             return None;
         }
@@ -448,25 +491,45 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             let ok = self.tcp_covered(meta)?
                 && same8(TCP4.ip[0] + ipv4::SRC_OFFSET)
                 && is_next_tcp4::<false>(s, frame);
-            return ok.then(|| self.merge_predicted(hit, n, 0, id, Layout::Tcp4, true, sink));
+            return ok.then(|| {
+                (
+                    self.merge_predicted(hit, n, 0, id, Layout::Tcp4, true, sink),
+                    train,
+                )
+            });
         }
         if s.vx4 {
             let ok = self.vxlan_covered(meta, frame)?
                 && same8(VXLAN4.ip[1] + ipv4::SRC_OFFSET)
                 && is_next_vxlan4(s, frame);
-            return ok.then(|| self.merge_predicted(hit, n, 0, id, Layout::Vxlan4, true, sink));
+            return ok.then(|| {
+                (
+                    self.merge_predicted(hit, n, 0, id, Layout::Vxlan4, true, sink),
+                    train,
+                )
+            });
         }
         if s.raw4 {
             let ok = self.tcp_covered(meta)?
                 && same8(RAW_TCP4.ip[0] + ipv4::SRC_OFFSET)
                 && is_next_tcp4::<true>(s, frame);
-            return ok.then(|| self.merge_predicted(hit, n, 0, id, Layout::RawTcp4, true, sink));
+            return ok.then(|| {
+                (
+                    self.merge_predicted(hit, n, 0, id, Layout::RawTcp4, true, sink),
+                    train,
+                )
+            });
         }
         if s.tcp6 {
             let ok = self.tcp_covered(meta)?
                 && same8(TCP6.ip[0] + IPV6_SRC_LOW)
                 && is_next_tcp6(s, frame);
-            return ok.then(|| self.merge_predicted(hit, n, 0, id, Layout::Tcp6, true, sink));
+            return ok.then(|| {
+                (
+                    self.merge_predicted(hit, n, 0, id, Layout::Tcp6, true, sink),
+                    train,
+                )
+            });
         }
         None
     }
@@ -1065,7 +1128,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         } else {
             mode_after_match(m0)
         };
-        f.id_mode = [m0, m1];
+        // Stored only when a mode changes (the first predicted merge): the
+        // next frame's compare loads both modes as one unit right after this
+        // store in a train, which two fresh byte stores cannot forward.
+        if f.id_mode != [m0, m1] {
+            f.id_mode = [m0, m1];
+        }
         let count = f.segs.len();
         if guessed {
             self.last = slot;

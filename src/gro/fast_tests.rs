@@ -8,7 +8,7 @@ use std::vec::Vec;
 
 use proptest::prelude::*;
 
-use super::engine::Gro;
+use super::engine::{BurstFrame, Gro};
 use super::{DEFAULT_MAX_SIZE, GroConfig, SoftwareVerify, SuperPacket};
 use crate::csum::{self, Wsum};
 use crate::state::{CsumLevel, CsumMeta, CsumState};
@@ -309,19 +309,56 @@ fn run_link(
 
 /// Feeds `specs` to `g` as one stream (four frames per tick, aged every
 /// nine frames, everything flushed at the end), as raw IP frames when
-/// `raw`; every verdict and super-packet in order.
+/// `raw`; every verdict and super-packet in order. The groups of four go
+/// in turn through [`Gro::receive_burst`] (which merges trains of one flow
+/// on its own: [`Gro::train`]) and through [`Gro::receive`] frame by frame;
+/// a group with a ninth frame is aged after it.
 fn feed<const N: usize>(g: &mut Gro<N>, specs: &[Spec], raw: bool) -> Vec<Out> {
     let mut flows = [FlowState { seq: 1000, id: 5 }; 4];
     let mut out = Vec::new();
-    for (n, s) in specs.iter().enumerate() {
-        let (f, meta) = frame(*s, &mut flows[s.flow as usize], n as u8);
-        let f = if raw { f[14..].to_vec() } else { f };
-        let v = g.receive(&f, n as u32, meta, n as u64 / 4, &mut |sp| {
-            record(&mut out, sp)
-        });
-        out.push(Out::Disposition(std::format!("{v:?}")));
-        if n % 9 == 8 {
-            g.tick(n as u64 / 4, &mut |sp| record(&mut out, sp));
+    for (k, group) in specs.chunks(4).enumerate() {
+        let first = 4 * k;
+        let now = first as u64 / 4;
+        let frames: Vec<(Vec<u8>, CsumMeta)> = group
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                let (f, meta) = frame(*s, &mut flows[s.flow as usize], (first + j) as u8);
+                (if raw { f[14..].to_vec() } else { f }, meta)
+            })
+            .collect();
+        if k % 2 == 0 {
+            let burst: Vec<BurstFrame<'_>> = frames
+                .iter()
+                .enumerate()
+                .map(|(j, (f, meta))| BurstFrame {
+                    frame: f,
+                    id: (first + j) as u32,
+                    meta: meta.clone(),
+                })
+                .collect();
+            // Both closures write to `out`: the dispositions go after the
+            // super-packets their frames flushed, as frame by frame.
+            let log = core::cell::RefCell::new(&mut out);
+            g.receive_burst(
+                &burst,
+                now,
+                &mut |sp| record(&mut log.borrow_mut(), sp),
+                |_, v| {
+                    log.borrow_mut()
+                        .push(Out::Disposition(std::format!("{v:?}")))
+                },
+            );
+        } else {
+            for (j, (f, meta)) in frames.into_iter().enumerate() {
+                let v = g.receive(&f, (first + j) as u32, meta, now, &mut |sp| {
+                    record(&mut out, sp)
+                });
+                out.push(Out::Disposition(std::format!("{v:?}")));
+            }
+        }
+        if (first..first + group.len()).any(|n| n % 9 == 8) {
+            g.tick(now, &mut |sp| record(&mut out, sp));
         }
     }
     g.flush_all(&mut |sp| record(&mut out, sp));
@@ -602,6 +639,65 @@ fn round_robin_flows_merge_into_the_guessed_flow() {
             assert_eq!((&out, &stats), (&gout, &gstats), "{vx} {state}");
             // Rounds 3 to 6 of three flows: 12 merges by the guess.
             assert!(guessed >= 12, "{vx} {state}: {guessed} merges by the guess");
+        }
+    }
+}
+
+/// One flow's segments back to back merge by trains in the bursts (the
+/// frames after a guessed merge into the previous frame's flow), with the
+/// general path's result; segments the software verifies never do.
+#[test]
+fn bulk_bursts_merge_by_trains() {
+    for vx in [false, true] {
+        for state in [1u8, 3] {
+            let specs: Vec<Spec> = (0..16).map(|_| bulk(0, state, vx)).collect();
+            let run = |fast_off: bool| {
+                let mut cfg = GroConfig::new();
+                cfg.fast_path = !fast_off;
+                cfg.flush_age_ticks = 5;
+                let mut g: Gro<4> = Gro::new(cfg);
+                let out = feed(&mut g, &specs, false);
+                (out, std::format!("{:?}", g.stats()), g.trained)
+            };
+            let (out, stats, trained) = run(false);
+            let (gout, gstats, none) = run(true);
+            assert_eq!((&out, &stats), (&gout, &gstats), "{vx} {state}");
+            assert_eq!(none, 0, "the general path has no trains");
+            // Bursts of frames 0-3 and 8-11: frame 3 (after frame 2's guessed
+            // merge), then 9 to 11 (frame 8's guess is frame 7's flow).
+            let want = if state == 3 { 4 } else { 0 };
+            assert_eq!(trained, want, "{vx} {state}: {trained} merges by trains");
+        }
+    }
+}
+
+/// A train stops at a segment the device did not vouch for (verified in
+/// software, reported `Complete`, a level that leaves the inner TCP
+/// unchecked), good or with a bad TCP checksum: the general path's result.
+#[test]
+fn trains_stop_at_segments_they_cannot_vouch_for() {
+    for vx in [false, true] {
+        for (state, mutate) in [(1u8, 0u8), (1, 11), (2, 0), (2, 11), (0, 0), (0, 11)] {
+            let mut specs: Vec<Spec> = (0..16).map(|_| bulk(0, 3, vx)).collect();
+            // Frame 10 lies inside the train of frames 9 to 11.
+            specs[10] = Spec {
+                state,
+                mutate,
+                ..specs[10]
+            };
+            let run = |fast_off: bool| {
+                let mut cfg = GroConfig::new();
+                cfg.fast_path = !fast_off;
+                cfg.flush_age_ticks = 5;
+                let mut g: Gro<4> = Gro::new(cfg);
+                let out = feed(&mut g, &specs, false);
+                (out, std::format!("{:?}", g.stats()))
+            };
+            assert_eq!(
+                run(false),
+                run(true),
+                "{vx} state {state} mutation {mutate}"
+            );
         }
     }
 }

@@ -22,9 +22,15 @@ fn record(out: &mut Vec<Out>, sp: &SuperPacket) {
     out.push(Out::Super(ids, sp.header().to_vec(), sp.reason()));
 }
 
-/// Frames of four flows interleaved by `order`, each flow in order; frame
-/// `bad` (if any) carries a wrong TCP checksum.
+/// Frames of four flows interleaved by `order`, each flow in order (each
+/// entry one to four segments of one flow back to back: the trains that
+/// `receive_burst` merges on its own); frame `bad` (if any) carries a wrong
+/// TCP checksum.
 fn frames(order: &[u8], bad: Option<usize>) -> Vec<Vec<u8>> {
+    let order: Vec<u8> = order
+        .iter()
+        .flat_map(|&o| std::iter::repeat_n(o % 4, 1 + usize::from(o / 4 % 4)))
+        .collect();
     let mut specs: Vec<Spec> = (0..3)
         .map(|f| Spec {
             flow: f + 1,

@@ -1,0 +1,98 @@
+//! Trains: the frames of a burst that continue the flow the previous frame
+//! merged into, compared with that flow's prediction alone.
+
+use super::super::expect::Layout;
+use super::super::output::{Disposition, SuperPacket};
+use super::{BurstFrame, Gro, is_next_tcp4, is_next_tcp6, is_next_vxlan4};
+use crate::state::CsumMeta;
+
+impl<const FLOWS: usize> Gro<FLOWS> {
+    /// Merges frames from `burst[i]` on while each is a vouched frame and the
+    /// predicted next segment of the flow the previous frame joined; returns
+    /// the index of the first frame it leaves. What [`Self::receive_inline`]
+    /// does for such a frame (its guess is that flow), without the guess's
+    /// two table reads and the layout dispatch per frame.
+    /// Why: most frames of a bulk flow's burst continue a train (Linux keeps
+    /// `napi_gro_cb` trains per bucket for the same reason; DPDK walks its
+    /// item list).
+    #[inline(always)]
+    pub(super) fn train<S, E>(
+        &mut self,
+        burst: &[BurstFrame<'_>],
+        i: usize,
+        sink: &mut S,
+        each: &mut E,
+    ) -> usize
+    where
+        S: FnMut(&SuperPacket),
+        E: FnMut(u32, Disposition),
+    {
+        let slot = self.last;
+        let Some(s) = self.flows.get(slot as usize) else {
+            return i;
+        };
+        let vouched = |g: &Self, m: &CsumMeta| g.tcp_covered(m) == Some(true);
+        if s.tcp4 {
+            let is = |g: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
+                vouched(g, &f.meta) && is_next_tcp4::<false>(s, f.frame)
+            };
+            self.run(burst, i, slot, Layout::Tcp4, sink, each, is)
+        } else if s.vx4 {
+            let is = |g: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
+                g.vxlan_covered(&f.meta, f.frame) == Some(true) && is_next_vxlan4(s, f.frame)
+            };
+            self.run(burst, i, slot, Layout::Vxlan4, sink, each, is)
+        } else if s.raw4 {
+            let is = |g: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
+                vouched(g, &f.meta) && is_next_tcp4::<true>(s, f.frame)
+            };
+            self.run(burst, i, slot, Layout::RawTcp4, sink, each, is)
+        } else if s.tcp6 {
+            let is = |g: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
+                vouched(g, &f.meta) && is_next_tcp6(s, f.frame)
+            };
+            self.run(burst, i, slot, Layout::Tcp6, sink, each, is)
+        } else {
+            i
+        }
+    }
+
+    /// [`Self::train`] for one layout: `is` tells whether a frame is flow
+    /// `slot`'s vouched predicted next segment. A flush at the segment limit
+    /// clears the prediction, which ends the train.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn run<S, E>(
+        &mut self,
+        burst: &[BurstFrame<'_>],
+        mut i: usize,
+        slot: u16,
+        layout: Layout,
+        sink: &mut S,
+        each: &mut E,
+        is: impl Fn(&Self, &SuperPacket, &BurstFrame<'_>) -> bool,
+    ) -> usize
+    where
+        S: FnMut(&SuperPacket),
+        E: FnMut(u32, Disposition),
+    {
+        while let Some(f) = burst.get(i) {
+            self.hint_ahead(burst, i);
+            let Some(s) = self.flows.get(slot as usize) else {
+                break;
+            };
+            if !is(self, s, f) {
+                break;
+            }
+            let hit = (slot, s.p.payload as usize);
+            let d = self.merge_predicted(hit, f.frame.len(), 0, f.id, layout, true, sink);
+            #[cfg(test)]
+            {
+                self.trained += 1;
+            }
+            each(f.id, d);
+            i += 1;
+        }
+        i
+    }
+}
