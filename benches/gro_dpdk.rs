@@ -238,7 +238,7 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
 }
 
 /// The least any engine does per frame in this layout, timed as ours is:
-/// the two header lines of every frame read (hinted four frames ahead, as
+/// the two header lines of every frame read (hinted six frames ahead, as
 /// `receive_burst` does), and with `sum` every frame summed whole (the next
 /// one hinted), as `verify` needs. No GRO: a lower bound for both engines,
 /// which bounds the ratio any engine can reach against the peer.
@@ -246,7 +246,7 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
 fn floor_pass(frames: &[&[u8]], sum: bool) -> u64 {
     let mut acc = 0u64;
     for (i, f) in frames.iter().enumerate() {
-        if let Some(later) = frames.get(i + 4) {
+        if let Some(later) = frames.get(i + 6) {
             csum::prefetch(later.get(..128).unwrap_or(later));
         }
         if sum {

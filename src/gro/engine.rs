@@ -45,10 +45,12 @@ pub struct GroStats {
 }
 
 /// How many frames ahead [`Gro::receive_burst`] hints a frame's header to
-/// the cache (four and eight measured alike; one was too late to help). The
-/// burst is a slice so looking ahead costs nothing: taking an iterator meant
-/// moving every frame through a ring, 3-14% of the time per packet.
-const HEADER_AHEAD: usize = 4;
+/// the cache: its page walk must end before the frame is read, so the
+/// faster a frame goes through, the further ahead (six against four: TCP 1
+/// flow 11% faster once trains took 10-12 ns a frame; one was too late).
+/// The burst is a slice so looking ahead costs nothing: taking an iterator
+/// meant moving every frame through a ring, 3-14% of the time per packet.
+const HEADER_AHEAD: usize = 6;
 
 /// Hints the first two cache lines of `frame` (every fixed-layout header the
 /// fast paths read, TCP options included) to the cache.
@@ -252,7 +254,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// `net_prefetch`). Only a hint: nothing is read, nothing changes.
     /// (Hinting only the header one frame ahead made the DPDK-stream replay
     /// slower, too late to hide the miss; [`Gro::receive_burst`] hints
-    /// headers four frames ahead itself: `docs/perf/gro-hot-path.md`.)
+    /// headers six frames ahead itself: `docs/perf/gro-hot-path.md`.)
     #[inline(always)]
     pub fn prefetch(&self, frame: &[u8], meta: &CsumMeta) {
         if matches!(meta.state(), CsumState::None) && self.cfg.software_verify == SoftwareVerify::On
@@ -358,11 +360,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// frame's id and disposition.
     /// Why: the shape of DPDK's `rte_gro_reassemble_burst`; seeing the burst,
     /// the engine hints frames to the cache before it reads them, which a
-    /// one-frame call cannot do: the header of the frame four places
-    /// ahead, and the next frame whole when its checksum will be
-    /// summed ([`Gro::prefetch`]). Headers of frames one per page, cold in
+    /// one-frame call cannot do: the header of the frame six places ahead,
+    /// and the next frame whole when its checksum will be summed
+    /// ([`Gro::prefetch`]). Headers of frames one per page, cold in
     /// the cache, were most of the time per packet otherwise
-    /// (`docs/perf/gro-hot-path.md`).
+    /// (`docs/perf/gro-hot-path.md`). It also merges a train (frames that
+    /// continue the previous frame's flow) by that flow's prediction alone.
     pub fn receive_burst<S, E>(
         &mut self,
         burst: &[BurstFrame<'_>],
@@ -477,6 +480,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         meta: &CsumMeta,
         sink: &mut S,
     ) -> Option<(Disposition, bool)> {
+        if !matches!(meta.state(), CsumState::Unnecessary { .. }) {
+            return None;
+        }
         let (slot, s) = self.guess()?;
         let train = slot == self.last;
         if frame.len() != s.exp.len() as usize {
