@@ -389,12 +389,21 @@ fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64
     acc.reduce()
 }
 
+/// The longest copy whose body [`copy`] aligns to the source (aligned loads,
+/// stores split across lines); longer ones align it to the destination.
+/// Why: while both buffers sit in L1 a split store costs less than a split
+/// load (1500 B at unequal offsets 26.5-27.7 -> 24.4-25.1 ns on an Intel
+/// Xeon); once the stores go out to L2 it costs more (4 KiB 57 -> 59-66 ns,
+/// 64 KiB 1.05-1.09x -> 1.19-1.25x memcpy). `docs/perf/csum.md`.
+const SOURCE_ALIGNED_MAX: usize = 3072;
+
 /// Copies `src` into `dst` (equal lengths) and returns the raw sum.
 ///
 /// Shape for `len >= 64`: no masked memory access (masked stores are slow on
 /// some cores). The first and the last 64 bytes are copied with plain
 /// unaligned vectors that overlap the body; the body runs on full vectors
-/// aligned to the *destination* (from byte `h` in `1..=64`). Only the bytes the
+/// aligned to the source or the destination ([`SOURCE_ALIGNED_MAX`]), from
+/// byte `h` in `1..=64`. Only the bytes the
 /// body does not cover are summed from the overlapping vectors (zero-masked in
 /// registers), each rotated from its own word grid into the body's.
 ///
@@ -415,8 +424,14 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
     if let Some(d) = dst.last_chunk_mut::<V>() {
         store(d, tv);
     }
-    // Body: from the first 64-byte boundary of `dst` after byte 0 (h in 1..=64).
-    let h = V - (dst.as_ptr() as usize & (V - 1));
+    // Body: from the first 64-byte boundary after byte 0 (h in 1..=64) of
+    // `src` up to `SOURCE_ALIGNED_MAX` bytes, of `dst` above.
+    let grid = if len <= SOURCE_ALIGNED_MAX {
+        src.as_ptr()
+    } else {
+        dst.as_ptr()
+    };
+    let h = V - (grid as usize & (V - 1));
     let body_len = (len - h) & !(V - 1);
     let t = len - h - body_len;
     // Head bytes [0, h) in the data's grid, moved into the body's grid.
