@@ -12,9 +12,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// the index of the first frame it leaves. What [`Self::receive_inline`]
     /// does for such a frame (its guess is that flow), without the guess's
     /// two table reads and the layout dispatch per frame.
-    /// Why: most frames of a bulk flow's burst continue a train (Linux keeps
-    /// `napi_gro_cb` trains per bucket for the same reason; DPDK walks its
-    /// item list).
+    /// Why: a bulk flow's segments come back to back in a burst (one RSS
+    /// queue, a sender's TSO bursts); finding the flow again for each was
+    /// about a tenth of the frame's instructions (`docs/perf/gro-hot-path.md`).
     #[inline(always)]
     pub(super) fn train<S, E>(
         &mut self,
