@@ -198,8 +198,6 @@ fn seen(sp: &SuperPacket) -> String {
     )
 }
 
-/// The general path's super-packets equal the fast path's, descriptor for
-/// descriptor.
 /// Gives the gathered segments to `gro` as one burst; each verdict must be
 /// the general engine's.
 fn deliver(
@@ -261,6 +259,8 @@ fn settle(fed: &mut [Fed], id: u32, meta: &CsumMeta, v: Disposition) {
     }
 }
 
+/// The general path's super-packets equal the fast path's, descriptor for
+/// descriptor.
 fn same_output(fast: &[SuperPacket], general: &mut Vec<SuperPacket>) {
     let a: Vec<String> = fast.iter().map(seen).collect();
     let b: Vec<String> = general.drain(..).map(|sp| seen(&sp)).collect();
