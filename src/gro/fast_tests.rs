@@ -365,6 +365,20 @@ fn feed<const N: usize>(g: &mut Gro<N>, specs: &[Spec], raw: bool) -> Vec<Out> {
     out
 }
 
+/// Feeds `specs` ([`feed`]) to a 4-flow engine with the fast paths on, or
+/// off when `fast_off`, aged only after the stream's end (every flow is held
+/// from tick 0): the verdicts and super-packets, the stats, and the engine
+/// (for its test counters).
+fn run_held(specs: &[Spec], fast_off: bool) -> (Vec<Out>, std::string::String, Gro<4>) {
+    let mut cfg = GroConfig::new();
+    cfg.fast_path = !fast_off;
+    cfg.flush_age_ticks = 5;
+    let mut g: Gro<4> = Gro::new(cfg);
+    let out = feed(&mut g, specs, false);
+    let stats = std::format!("{:?}", g.stats());
+    (out, stats, g)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -625,18 +639,10 @@ fn round_robin_flows_merge_into_the_guessed_flow() {
                     ..bulk(0, state, vx)
                 })
                 .collect();
-            let run = |fast_off: bool| {
-                let mut cfg = GroConfig::new();
-                cfg.fast_path = !fast_off;
-                // Aged out only after the last frame (held since tick 0).
-                cfg.flush_age_ticks = 5;
-                let mut g: Gro<4> = Gro::new(cfg);
-                let out = feed(&mut g, &specs, false);
-                (out, std::format!("{:?}", g.stats()), g.guessed)
-            };
-            let (out, stats, guessed) = run(false);
-            let (gout, gstats, _) = run(true);
+            let (out, stats, fast) = run_held(&specs, false);
+            let (gout, gstats, _) = run_held(&specs, true);
             assert_eq!((&out, &stats), (&gout, &gstats), "{vx} {state}");
+            let guessed = fast.guessed;
             // Rounds 3 to 6 of three flows: 12 merges by the guess.
             assert!(guessed >= 12, "{vx} {state}: {guessed} merges by the guess");
         }
@@ -651,18 +657,11 @@ fn bulk_bursts_merge_by_trains() {
     for vx in [false, true] {
         for state in [1u8, 3] {
             let specs: Vec<Spec> = (0..16).map(|_| bulk(0, state, vx)).collect();
-            let run = |fast_off: bool| {
-                let mut cfg = GroConfig::new();
-                cfg.fast_path = !fast_off;
-                cfg.flush_age_ticks = 5;
-                let mut g: Gro<4> = Gro::new(cfg);
-                let out = feed(&mut g, &specs, false);
-                (out, std::format!("{:?}", g.stats()), g.trained)
-            };
-            let (out, stats, trained) = run(false);
-            let (gout, gstats, none) = run(true);
+            let (out, stats, fast) = run_held(&specs, false);
+            let (gout, gstats, general) = run_held(&specs, true);
             assert_eq!((&out, &stats), (&gout, &gstats), "{vx} {state}");
-            assert_eq!(none, 0, "the general path has no trains");
+            assert_eq!(general.trained, 0, "the general path has no trains");
+            let trained = fast.trained;
             // Bursts of frames 0-3 and 8-11: frame 3 (after frame 2's guessed
             // merge), then 9 to 11 (frame 8's guess is frame 7's flow).
             let want = if state == 3 { 4 } else { 0 };
@@ -685,13 +684,9 @@ fn trains_stop_at_segments_they_cannot_vouch_for() {
                 mutate,
                 ..specs[10]
             };
-            let run = |fast_off: bool| {
-                let mut cfg = GroConfig::new();
-                cfg.fast_path = !fast_off;
-                cfg.flush_age_ticks = 5;
-                let mut g: Gro<4> = Gro::new(cfg);
-                let out = feed(&mut g, &specs, false);
-                (out, std::format!("{:?}", g.stats()))
+            let run = |fast_off| {
+                let (out, stats, _) = run_held(&specs, fast_off);
+                (out, stats)
             };
             assert_eq!(
                 run(false),
