@@ -480,7 +480,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         meta: &CsumMeta,
         sink: &mut S,
     ) -> Option<(Disposition, bool)> {
-        if !matches!(meta.state(), CsumState::Unnecessary { .. }) {
+        if !vouched(meta) {
             return None;
         }
         let (slot, s) = self.guess()?;
@@ -491,51 +491,26 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let same8 = |at: usize| load8(&s.hdr, at) == load8(frame, at);
         let hit = (slot, s.p.payload as usize);
         let n = frame.len();
+        // The device vouched: the TCP layouts need no other state test.
         // One merge call per layout: with the layout a run-time value, LLVM
         // kept it in a register and tested it again in the commit.
         if s.tcp4 {
-            let ok = self.tcp_covered(meta)?
-                && same8(TCP4.ip[0] + ipv4::SRC_OFFSET)
-                && is_next_tcp4::<false>(s, frame);
-            return ok.then(|| {
-                (
-                    self.merge_predicted(hit, n, 0, id, Layout::Tcp4, true, sink),
-                    train,
-                )
-            });
+            let ok = same8(TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<false>(s, frame);
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Tcp4, sink), train));
         }
         if s.vx4 {
             let ok = self.vxlan_covered(meta, frame)?
                 && same8(VXLAN4.ip[1] + ipv4::SRC_OFFSET)
                 && is_next_vxlan4(s, frame);
-            return ok.then(|| {
-                (
-                    self.merge_predicted(hit, n, 0, id, Layout::Vxlan4, true, sink),
-                    train,
-                )
-            });
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Vxlan4, sink), train));
         }
         if s.raw4 {
-            let ok = self.tcp_covered(meta)?
-                && same8(RAW_TCP4.ip[0] + ipv4::SRC_OFFSET)
-                && is_next_tcp4::<true>(s, frame);
-            return ok.then(|| {
-                (
-                    self.merge_predicted(hit, n, 0, id, Layout::RawTcp4, true, sink),
-                    train,
-                )
-            });
+            let ok = same8(RAW_TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<true>(s, frame);
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::RawTcp4, sink), train));
         }
         if s.tcp6 {
-            let ok = self.tcp_covered(meta)?
-                && same8(TCP6.ip[0] + IPV6_SRC_LOW)
-                && is_next_tcp6(s, frame);
-            return ok.then(|| {
-                (
-                    self.merge_predicted(hit, n, 0, id, Layout::Tcp6, true, sink),
-                    train,
-                )
-            });
+            let ok = same8(TCP6.ip[0] + IPV6_SRC_LOW) && is_next_tcp6(s, frame);
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Tcp6, sink), train));
         }
         None
     }
@@ -1073,6 +1048,20 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
     }
 
+    /// [`Self::merge_predicted`] for a vouched frame found by the guess or
+    /// a train (nothing summed in software).
+    #[inline(always)]
+    fn merge_guessed<S: FnMut(&SuperPacket)>(
+        &mut self,
+        hit: (u16, usize),
+        frame_len: usize,
+        id: u32,
+        layout: Layout,
+        sink: &mut S,
+    ) -> Disposition {
+        self.merge_predicted(hit, frame_len, 0, id, layout, true, sink)
+    }
+
     /// Merges a frame of `frame_len` bytes that is the predicted next
     /// segment of flow `slot` (`hit`: the slot and the payload offset, found
     /// by the guess when `guessed`), with `sw_bytes` summed in software to
@@ -1462,6 +1451,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.held -= 1;
         self.stats.flushed += 1;
     }
+}
+
+/// Whether the device vouched for the frame's checksums (`Unnecessary` at
+/// any level): the only state a guessed merge or a train takes.
+#[inline(always)]
+fn vouched(meta: &CsumMeta) -> bool {
+    matches!(meta.state(), CsumState::Unnecessary { .. })
 }
 
 /// The state of [`Gro::upgraded`]'s metadata (its flags are the packet's):

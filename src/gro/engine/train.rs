@@ -3,8 +3,7 @@
 
 use super::super::expect::Layout;
 use super::super::output::{Disposition, SuperPacket};
-use super::{BurstFrame, Gro, is_next_tcp4, is_next_tcp6, is_next_vxlan4};
-use crate::state::CsumMeta;
+use super::{BurstFrame, Gro, is_next_tcp4, is_next_tcp6, is_next_vxlan4, vouched};
 
 impl<const FLOWS: usize> Gro<FLOWS> {
     /// Merges frames from `burst[i]` on while each is a vouched frame and the
@@ -31,10 +30,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let Some(s) = self.flows.get(slot as usize) else {
             return i;
         };
-        let vouched = |g: &Self, m: &CsumMeta| g.tcp_covered(m) == Some(true);
         if s.tcp4 {
-            let is = |g: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                vouched(g, &f.meta) && is_next_tcp4::<false>(s, f.frame)
+            let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
+                vouched(&f.meta) && is_next_tcp4::<false>(s, f.frame)
             };
             self.run(burst, i, slot, Layout::Tcp4, sink, each, is)
         } else if s.vx4 {
@@ -43,13 +41,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             };
             self.run(burst, i, slot, Layout::Vxlan4, sink, each, is)
         } else if s.raw4 {
-            let is = |g: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                vouched(g, &f.meta) && is_next_tcp4::<true>(s, f.frame)
+            let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
+                vouched(&f.meta) && is_next_tcp4::<true>(s, f.frame)
             };
             self.run(burst, i, slot, Layout::RawTcp4, sink, each, is)
         } else if s.tcp6 {
-            let is = |g: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                vouched(g, &f.meta) && is_next_tcp6(s, f.frame)
+            let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
+                vouched(&f.meta) && is_next_tcp6(s, f.frame)
             };
             self.run(burst, i, slot, Layout::Tcp6, sink, each, is)
         } else {
@@ -85,7 +83,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 break;
             }
             let hit = (slot, s.p.payload as usize);
-            let d = self.merge_predicted(hit, f.frame.len(), 0, f.id, layout, true, sink);
+            let d = self.merge_guessed(hit, f.frame.len(), f.id, layout, sink);
             #[cfg(test)]
             {
                 self.trained += 1;
