@@ -24,7 +24,9 @@
 //! the peer on this machine.
 //!
 //! Ours takes each burst whole with [`Gro::receive_burst`], as the peer's
-//! `rte_gro_reassemble_burst` does: the same information, and ours hints the
+//! `rte_gro_reassemble_burst` does, from an array of descriptors built before
+//! the pass is timed (the peer's `stream_reset` rebuilds its mbuf array
+//! outside its timing): the same information, and ours hints the
 //! next frame of the burst to the cache ([`Gro::prefetch`]); `BURST=0` calls
 //! `receive` per frame instead (no hint: in `verify` mode ours is then
 //! slower, see `docs/perf/gro-hot-path.md`).
@@ -129,11 +131,24 @@ impl Replay {
     }
 }
 
+/// The receive descriptors of a pass, one per frame (its bytes, its id: the
+/// index in the stream, its metadata), built before the pass is timed as the
+/// peer's mbuf array is: each burst is a slice of them.
+fn descriptors<'f>(frames: &[&'f [u8]], metas: &[CsumMeta]) -> Vec<BurstFrame<'f>> {
+    (frames.iter().zip(metas).enumerate())
+        .map(|(k, (f, m))| BurstFrame {
+            frame: f,
+            id: k as u32,
+            meta: m.clone(),
+        })
+        .collect()
+}
+
 /// One pass: bursts of 32, every frame received with its own metadata, a
 /// flush after each burst, every output consumed. With `BURST_API` each
-/// burst goes in whole ([`Gro::receive_burst`], which hints each next frame
-/// of the burst to the cache when a software sum is due), else frame by
-/// frame. Returns the outputs
+/// burst of `descs` goes in whole ([`Gro::receive_burst`], which hints each
+/// next frame of the burst to the cache when a software sum is due), else
+/// frame by frame. Returns the outputs
 /// (super-packets and packets passed up) and, with `GROUPS`, the peer's
 /// grouping signature.
 #[inline(never)]
@@ -141,6 +156,7 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
     gro: &mut Gro<64>,
     frames: &[&[u8]],
     metas: &[CsumMeta],
+    descs: &[BurstFrame<'_>],
 ) -> (u32, u64) {
     let (mut out, mut sig, mut segs) = (0u32, 0u64, 0u64);
     let (mut up, mut up_sig) = (0u32, 0u64);
@@ -152,7 +168,6 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             sig = sig.wrapping_add(group_term(sp.segments().iter().map(|s| s.id)));
         }
     };
-    let mut burst: Vec<BurstFrame> = Vec::with_capacity(BURST);
     for (b, (fb, mb)) in frames.chunks(BURST).zip(metas.chunks(BURST)).enumerate() {
         let mut passed = |id: u32, d: Disposition| {
             if let Disposition::PassUp { meta, .. } = d {
@@ -164,14 +179,8 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             }
         };
         if BURST_API {
-            // The descriptors of this burst, as a driver fills its array.
-            burst.clear();
-            burst.extend(fb.iter().zip(mb).enumerate().map(|(k, (f, m))| BurstFrame {
-                frame: f,
-                id: (b * BURST + k) as u32,
-                meta: m.clone(),
-            }));
-            gro.receive_burst(&burst, 0, &mut sink, &mut passed);
+            let burst = descs.get(b * BURST..b * BURST + fb.len()).unwrap_or(&[]);
+            gro.receive_burst(burst, 0, &mut sink, &mut passed);
         } else {
             for (k, (f, m)) in fb.iter().zip(mb).enumerate() {
                 let id = (b * BURST + k) as u32;
@@ -207,9 +216,9 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
     let (out, groups) = {
         let frames = r.stream.frames();
         if burst_api() {
-            pass::<true, true>(&mut gro, &frames, &r.metas)
+            pass::<true, true>(&mut gro, &frames, &r.metas, &descriptors(&frames, &r.metas))
         } else {
-            pass::<true, false>(&mut gro, &frames, &r.metas)
+            pass::<true, false>(&mut gro, &frames, &r.metas, &[])
         }
     };
     r.stream.reset();
@@ -217,14 +226,15 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
     let hint = burst_api();
     let ns = median_per_frame(ms, n, || {
         let frames = r.stream.frames();
+        let descs = descriptors(&frames, &r.metas);
         let ((o, _), dt) = un_preempted(|| {
             if hint {
-                pass::<false, true>(&mut gro, &frames, &r.metas)
+                pass::<false, true>(&mut gro, &frames, &r.metas, &descs)
             } else {
-                pass::<false, false>(&mut gro, &frames, &r.metas)
+                pass::<false, false>(&mut gro, &frames, &r.metas, &[])
             }
         });
-        drop(frames);
+        drop((descs, frames));
         r.stream.reset();
         assert_eq!(o, out, "our output count changed between passes");
         dt
@@ -475,8 +485,9 @@ fn main() {
             let Some(r) = r else { continue };
             let mut gro = r.engine();
             let frames = r.stream.frames();
+            let descs = descriptors(&frames, &r.metas);
             let out: u32 = (0..n)
-                .map(|_| pass::<false, true>(&mut gro, &frames, &r.metas).0)
+                .map(|_| pass::<false, true>(&mut gro, &frames, &r.metas, &descs).0)
                 .sum();
             println!("{}: {n} passes, {out} outputs", c.name());
         }
