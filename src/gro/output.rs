@@ -6,7 +6,7 @@ use core::fmt;
 use super::config::MAX_HEADER;
 use super::expect::Expect;
 use super::flow::TCP_CWR;
-use super::layout::{TCP4, TCP4_HDR, VXLAN4, VXLAN4_HDR};
+use super::layout::{TCP4, TCP4_HDR, TCP6, TCP6_HDR, VXLAN4, VXLAN4_HDR};
 use super::parse::{Encap, L4, Parsed, be16, fold_not};
 use super::reason::FlushReason;
 use super::segs::SegList;
@@ -452,6 +452,10 @@ impl SuperPacket {
             self.finalize_vx4(end);
             return;
         }
+        if self.tcp6 {
+            self.finalize_tcp6(end);
+            return;
+        }
         let p = self.p;
         let mut gso = GsoType::empty();
         for (i, ip) in p.ips.iter().take(p.n as usize).enumerate() {
@@ -561,6 +565,42 @@ impl SuperPacket {
             gso |= GsoType::TCP_ACCECN;
         }
         self.gso = gso;
+    }
+}
+
+impl SuperPacket {
+    /// [`SuperPacket::finalize`] for the fixed Ethernet + IPv6 (no extension
+    /// headers) + TCP layout, at fixed offsets; the same bytes and GSO type.
+    /// Why: the general completion's walk took about 115 instructions per
+    /// flushed IPv6 flow, most of the IPv6 streams' extra time at 8 flows.
+    #[inline]
+    fn finalize_tcp6(&mut self, end: usize) {
+        let l = TCP6;
+        let Some(h) = self.hdr.get_mut(..TCP6_HDR) else {
+            return;
+        };
+        let ip = l.ip[0];
+        set16(
+            h,
+            ip + ipv6::PAYLOAD_LEN_OFFSET,
+            (end - ip - ipv6::HEADER_LEN) as u16,
+        );
+        h[l.flags()] |= self.fin_psh;
+        let cwr = h[l.flags()] & TCP_CWR != 0;
+        let addr = |at: usize| -> [u8; 16] {
+            h.get(ip + at..ip + at + 16)
+                .and_then(|a| a.try_into().ok())
+                .unwrap_or([0; 16])
+        };
+        let (src, dst) = (addr(ipv6::SRC_OFFSET), addr(ipv6::DST_OFFSET));
+        let ps = csum::pseudo_v6(&src, &dst, ipproto::TCP, (end - l.tcp) as u32, Wsum::ZERO);
+        let seed = Sum16::from_raw(!csum::fold(ps).raw()).to_bytes();
+        set_bytes(h, l.tcp(tcp::CHECKSUM_OFFSET), seed);
+        self.gso = if cwr {
+            GsoType::TCPV6 | GsoType::TCP_ACCECN
+        } else {
+            GsoType::TCPV6
+        };
     }
 }
 
