@@ -6,7 +6,7 @@ use core::fmt;
 use super::config::MAX_HEADER;
 use super::expect::Expect;
 use super::flow::TCP_CWR;
-use super::layout::{TCP4, TCP4_HDR, TCP6, TCP6_HDR, VXLAN4, VXLAN4_HDR};
+use super::layout::{Fixed, RAW_TCP4, TCP4, TCP6, TCP6_HDR, VXLAN4, VXLAN4_HDR};
 use super::parse::{Encap, L4, Parsed, be16, fold_not};
 use super::reason::FlushReason;
 use super::segs::SegList;
@@ -436,7 +436,7 @@ impl SuperPacket {
     fn finalize_merged(&mut self) {
         let end = self.p.payload as usize + self.payload as usize;
         if self.tcp4 {
-            self.finalize_tcp4(end);
+            self.finalize_tcp4(TCP4, end);
         } else {
             self.finalize_other(end);
         }
@@ -454,6 +454,10 @@ impl SuperPacket {
         }
         if self.tcp6 {
             self.finalize_tcp6(end);
+            return;
+        }
+        if self.raw4 {
+            self.finalize_tcp4(RAW_TCP4, end);
             return;
         }
         let p = self.p;
@@ -540,12 +544,11 @@ impl SuperPacket {
 }
 
 impl SuperPacket {
-    /// [`SuperPacket::finalize`] for the fixed Ethernet + IPv4 (no options) +
-    /// TCP layout, at fixed offsets; the same bytes and GSO type.
+    /// [`SuperPacket::finalize`] for a fixed IPv4 (no options) + TCP layout
+    /// `l` (Ethernet or raw IP), at fixed offsets; the same bytes and GSO type.
     #[inline]
-    fn finalize_tcp4(&mut self, end: usize) {
-        let l = TCP4;
-        let Some(h) = self.hdr.get_mut(..TCP4_HDR) else {
+    fn finalize_tcp4(&mut self, l: Fixed, end: usize) {
+        let Some(h) = self.hdr.get_mut(..l.options()) else {
             return;
         };
         set_ipv4_len(h, l.ip[0], (end - l.ip[0]) as u16);
