@@ -493,7 +493,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let n = frame.len();
         // The device vouched: the TCP layouts need no other state test.
         // One merge call per layout: with the layout a run-time value, LLVM
-        // kept it in a register and tested it again in the commit.
+        // kept it in a register and tested it again in the commit. Each test
+        // costs the layouts after it: raw IP last (an engine of raw frames
+        // holds no other layout).
         if s.tcp4 {
             let ok = same8(TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<false>(s, frame);
             return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Tcp4, sink), train));
@@ -504,13 +506,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 && is_next_vxlan4(s, frame);
             return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Vxlan4, sink), train));
         }
-        if s.raw4 {
-            let ok = same8(RAW_TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<true>(s, frame);
-            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::RawTcp4, sink), train));
-        }
         if s.tcp6 {
             let ok = same8(TCP6.ip[0] + IPV6_SRC_LOW) && is_next_tcp6(s, frame);
             return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Tcp6, sink), train));
+        }
+        if s.raw4 {
+            let ok = same8(RAW_TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<true>(s, frame);
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::RawTcp4, sink), train));
         }
         None
     }

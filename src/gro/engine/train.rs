@@ -40,16 +40,16 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 g.vxlan_covered(&f.meta, f.frame) == Some(true) && is_next_vxlan4(s, f.frame)
             };
             self.run(burst, i, slot, Layout::Vxlan4, sink, each, is)
-        } else if s.raw4 {
-            let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                vouched(&f.meta) && is_next_tcp4::<true>(s, f.frame)
-            };
-            self.run(burst, i, slot, Layout::RawTcp4, sink, each, is)
         } else if s.tcp6 {
             let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
                 vouched(&f.meta) && is_next_tcp6(s, f.frame)
             };
             self.run(burst, i, slot, Layout::Tcp6, sink, each, is)
+        } else if s.raw4 {
+            let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
+                vouched(&f.meta) && is_next_tcp4::<true>(s, f.frame)
+            };
+            self.run(burst, i, slot, Layout::RawTcp4, sink, each, is)
         } else {
             i
         }
