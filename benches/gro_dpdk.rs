@@ -144,18 +144,16 @@ fn descriptors<'f>(frames: &[&'f [u8]], metas: &[CsumMeta]) -> Vec<BurstFrame<'f
         .collect()
 }
 
-/// One pass: bursts of 32, every frame received with its own metadata, a
-/// flush after each burst, every output consumed. With `BURST_API` each
-/// burst of `descs` goes in whole ([`Gro::receive_burst`], which hints each
-/// next frame of the burst to the cache when a software sum is due), else
-/// frame by frame. Returns the outputs
+/// One pass over the descriptors `descs`: bursts of 32, every frame received
+/// with its own metadata, a flush after each burst, every output consumed.
+/// With `BURST_API` each burst goes in whole ([`Gro::receive_burst`], which
+/// hints each next frame of the burst to the cache when a software sum is
+/// due), else frame by frame. Returns the outputs
 /// (super-packets and packets passed up) and, with `GROUPS`, the peer's
 /// grouping signature.
 #[inline(never)]
 fn pass<const GROUPS: bool, const BURST_API: bool>(
     gro: &mut Gro<64>,
-    frames: &[&[u8]],
-    metas: &[CsumMeta],
     descs: &[BurstFrame<'_>],
 ) -> (u32, u64) {
     let (mut out, mut sig, mut segs) = (0u32, 0u64, 0u64);
@@ -168,7 +166,7 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             sig = sig.wrapping_add(group_term(sp.segments().iter().map(|s| s.id)));
         }
     };
-    for (b, (fb, mb)) in frames.chunks(BURST).zip(metas.chunks(BURST)).enumerate() {
+    for burst in descs.chunks(BURST) {
         let mut passed = |id: u32, d: Disposition| {
             if let Disposition::PassUp { meta, .. } = d {
                 let _ = black_box(meta);
@@ -179,12 +177,13 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             }
         };
         if BURST_API {
-            let burst = descs.get(b * BURST..b * BURST + fb.len()).unwrap_or(&[]);
             gro.receive_burst(burst, 0, &mut sink, &mut passed);
         } else {
-            for (k, (f, m)) in fb.iter().zip(mb).enumerate() {
-                let id = (b * BURST + k) as u32;
-                passed(id, gro.receive(f, id, m.clone(), 0, &mut sink));
+            for d in burst {
+                passed(
+                    d.id,
+                    gro.receive(d.frame, d.id, d.meta.clone(), 0, &mut sink),
+                );
             }
         }
         gro.flush_all(&mut sink);
@@ -213,25 +212,26 @@ struct CellResult {
 fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
     let mut gro = r.engine();
     let hash = r.stream.hash();
+    let hint = burst_api();
     let (out, groups) = {
         let frames = r.stream.frames();
-        if burst_api() {
-            pass::<true, true>(&mut gro, &frames, &r.metas, &descriptors(&frames, &r.metas))
+        let descs = descriptors(&frames, &r.metas);
+        if hint {
+            pass::<true, true>(&mut gro, &descs)
         } else {
-            pass::<true, false>(&mut gro, &frames, &r.metas, &[])
+            pass::<true, false>(&mut gro, &descs)
         }
     };
     r.stream.reset();
     let n = r.stream.len() as f64;
-    let hint = burst_api();
     let ns = median_per_frame(ms, n, || {
         let frames = r.stream.frames();
         let descs = descriptors(&frames, &r.metas);
         let ((o, _), dt) = un_preempted(|| {
             if hint {
-                pass::<false, true>(&mut gro, &frames, &r.metas, &descs)
+                pass::<false, true>(&mut gro, &descs)
             } else {
-                pass::<false, false>(&mut gro, &frames, &r.metas, &[])
+                pass::<false, false>(&mut gro, &descs)
             }
         });
         drop((descs, frames));
@@ -487,7 +487,7 @@ fn main() {
             let frames = r.stream.frames();
             let descs = descriptors(&frames, &r.metas);
             let out: u32 = (0..n)
-                .map(|_| pass::<false, true>(&mut gro, &frames, &r.metas, &descs).0)
+                .map(|_| pass::<false, true>(&mut gro, &descs).0)
                 .sum();
             println!("{}: {n} passes, {out} outputs", c.name());
         }
