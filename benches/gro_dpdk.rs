@@ -21,7 +21,10 @@
 //! `floor`: the least any engine does per frame in this layout, timed in the
 //! same rounds ([`floor_pass`]: the header lines read, and in `verify` every
 //! frame summed); `dpdk/floor` is the most any engine could reach against
-//! the peer on this machine.
+//! the peer on this machine. `read` (`verify` only): every byte read and
+//! nothing summed, the fastest of three hint patterns ([`read_pass`]), a
+//! bound that assumes no sum kernel; `dpdk/read` is the most any verifying
+//! engine could reach.
 //!
 //! Ours takes each burst whole with [`Gro::receive_burst`], as the peer's
 //! `rte_gro_reassemble_burst` does, from an array of descriptors built before
@@ -279,6 +282,67 @@ fn run_floor(r: &Replay, sum: bool, ms: f64) -> f64 {
     })
 }
 
+/// How [`read_pass`] hints whole frames to the cache before it reads them.
+#[derive(Clone, Copy)]
+enum ReadHint {
+    /// None: the hardware prefetchers alone (headers still six ahead).
+    None,
+    /// The next frame whole, as ours and [`floor_pass`] do.
+    Next,
+    /// The frame two ahead, one line beside each line read.
+    Spread,
+}
+
+/// Every byte of every frame read and nothing computed but an OR of the
+/// words (the header lines hinted six frames ahead, frames as `hint` says).
+/// Why: any engine that verifies a checksum reads every byte; this is a
+/// bound for `verify` that assumes no particular sum kernel.
+#[inline(never)]
+fn read_pass(frames: &[&[u8]], hint: ReadHint) -> u64 {
+    let mut acc = 0u64;
+    for (i, f) in frames.iter().enumerate() {
+        if let Some(later) = frames.get(i + 6) {
+            csum::prefetch(later.get(..128).unwrap_or(later));
+        }
+        let spread = match (hint, frames.get(i + 1), frames.get(i + 2)) {
+            (ReadHint::Next, Some(next), _) => {
+                csum::prefetch(next);
+                None
+            }
+            (ReadHint::Spread, _, Some(after)) => Some(*after),
+            _ => None,
+        };
+        let mut lines = f.chunks_exact(64);
+        for (at, line) in (&mut lines).enumerate() {
+            if let Some(after) = spread {
+                csum::prefetch(after.get(at * 64..at * 64 + 1).unwrap_or(&[]));
+            }
+            for w in line.chunks_exact(8) {
+                acc |= u64::from_ne_bytes(w.try_into().unwrap_or_default());
+            }
+        }
+        if let Some(after) = spread {
+            csum::prefetch(after.get(f.len() / 64 * 64..).unwrap_or(&[]));
+        }
+        acc |= lines.remainder().iter().fold(0, |a, &b| a | u64::from(b));
+    }
+    black_box(acc)
+}
+
+/// The least of [`read_pass`]'s per-frame times over its hint patterns,
+/// each timed as ours is: the read bound of a `verify` cell.
+fn run_read(r: &Replay, ms: f64) -> f64 {
+    let frames = r.stream.frames();
+    [ReadHint::None, ReadHint::Next, ReadHint::Spread]
+        .map(|hint| {
+            median_per_frame(ms, frames.len() as f64, || {
+                un_preempted(|| read_pass(&frames, hint)).1
+            })
+        })
+        .into_iter()
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// `f`'s result and its wall-clock ns, `None` for the time when this thread
 /// was switched out meanwhile (the pass is dropped, as the peer does).
 fn un_preempted<T>(f: impl FnOnce() -> T) -> (T, Option<f64>) {
@@ -366,6 +430,8 @@ struct Cell {
     ratio_raw: Vec<f64>,
     /// [`run_floor`]'s ns per frame.
     floor: Vec<f64>,
+    /// [`run_read`]'s ns per frame (`verify` cells only).
+    read: Vec<f64>,
 }
 
 impl Cell {
@@ -439,6 +505,7 @@ fn cells(streams: &Path, filter: Option<&str>) -> Option<Vec<Cell>> {
                     ratio6: vec![],
                     ratio_raw: vec![],
                     floor: vec![],
+                    read: vec![],
                 });
             }
         }
@@ -518,6 +585,9 @@ fn main() {
             c.mine.push(o.ns);
             c.ratio.push(p.ns / o.ns);
             c.floor.push(run_floor(&c.ours, c.mode == "verify", ms));
+            if c.mode == "verify" {
+                c.read.push(run_read(&c.ours, ms));
+            }
             for (r, ratios) in [(&mut c.tcp6, &mut c.ratio6), (&mut c.raw, &mut c.ratio_raw)] {
                 if let Some(r) = r {
                     let x = run_ours(r, ms);
@@ -540,7 +610,7 @@ fn main() {
         "\nGRO vs DPDK 22.11, ns per packet (medians over {rounds} rounds; ratio = median of per-round DPDK/ours)"
     );
     println!(
-        "  {:<24} {:>9} {:>9} {:>7}   {:>10} {:>10} {:>9} {:>12}",
+        "  {:<24} {:>9} {:>9} {:>7}   {:>10} {:>10} {:>9} {:>12} {:>9} {:>10}",
         "stream/mode/flows",
         "dpdk",
         "ours",
@@ -548,7 +618,9 @@ fn main() {
         "ipv6/ipv4",
         "raw/ipv4",
         "floor",
-        "dpdk/floor"
+        "dpdk/floor",
+        "read",
+        "dpdk/read"
     );
     for c in cells.iter_mut() {
         let opt = |v: &mut Vec<f64>| {
@@ -560,8 +632,14 @@ fn main() {
         };
         let (r6, rr) = (opt(&mut c.ratio6), opt(&mut c.ratio_raw));
         let (peer, floor) = (median(&mut c.peer), median(&mut c.floor));
+        let (read, by_read) = if c.read.is_empty() {
+            ("-".to_string(), "-".to_string())
+        } else {
+            let read = median(&mut c.read);
+            (format!("{read:.2}"), format!("{:.2}x", peer / read))
+        };
         println!(
-            "  {:<24} {:>9.2} {:>9.2} {:>6.2}x   {:>10} {:>10} {:>9.2} {:>11.2}x",
+            "  {:<24} {:>9.2} {:>9.2} {:>6.2}x   {:>10} {:>10} {:>9.2} {:>11.2}x {:>9} {:>10}",
             c.name(),
             peer,
             median(&mut c.mine),
@@ -569,7 +647,9 @@ fn main() {
             r6,
             rr,
             floor,
-            peer / floor
+            peer / floor,
+            read,
+            by_read
         );
     }
     println!("load before {load0}, after {}", loadavg());
