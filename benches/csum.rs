@@ -470,12 +470,109 @@ fn bench_copy_interleaved(_c: &mut Criterion) {
     }
 }
 
+/// Pages of our own mapping, the last `guard` of them unmapped (`PROT_NONE`).
+#[cfg(unix)]
+struct Pages {
+    at: *mut u8,
+    len: usize,
+    guard: usize,
+}
+
+#[cfg(unix)]
+impl Pages {
+    const PAGE: usize = 4096;
+
+    /// `n` readable, writable pages (filled with `seed`-derived bytes)
+    /// followed by `guard` unmapped ones.
+    fn new(n: usize, guard: usize, seed: u8) -> Pages {
+        let len = (n + guard) * Self::PAGE;
+        // SAFETY: a fresh private anonymous mapping; no existing memory is
+        // touched, and the result is checked before use.
+        let at = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(at, libc::MAP_FAILED, "mmap failed");
+        let at = at.cast::<u8>();
+        // SAFETY: `at..at + n pages` is the readable, writable part of the mapping.
+        let data = unsafe { std::slice::from_raw_parts_mut(at, n * Self::PAGE) };
+        for (i, b) in data.iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(31) ^ seed;
+        }
+        // SAFETY: the last `guard` pages lie inside this mapping.
+        let r = unsafe {
+            libc::mprotect(
+                at.add(n * Self::PAGE).cast(),
+                guard * Self::PAGE,
+                libc::PROT_NONE,
+            )
+        };
+        assert_eq!(r, 0, "mprotect failed");
+        Pages { at, len, guard }
+    }
+
+    /// The `len` bytes that end where the mapped pages end.
+    fn tail(&mut self, len: usize) -> &mut [u8] {
+        let mapped = self.len - self.guard * Self::PAGE;
+        // SAFETY: `mapped - len .. mapped` is inside the mapped part, which
+        // only this `Pages` hands out.
+        unsafe { std::slice::from_raw_parts_mut(self.at.add(mapped - len), len) }
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Pages {
+    fn drop(&mut self) {
+        // SAFETY: the whole mapping made in `new`, no longer borrowed.
+        unsafe { libc::munmap(self.at.cast(), self.len) };
+    }
+}
+
+/// Sums and fused copies of 1500 bytes that end at a page end, the next page
+/// unmapped or mapped: the kernels' masked tail loads must not reach the
+/// unmapped page (a microcode assist on an Intel Xeon).
+#[cfg(unix)]
+fn bench_page_end_interleaved(_c: &mut Criterion) {
+    let title = "page_end_1500";
+    if !interleave::selected(title) {
+        return;
+    }
+    let (mut unmapped, mut mapped) = (Pages::new(2, 1, 1), Pages::new(3, 0, 1));
+    let (mut d1, mut d2) = (PageBuf::new(1500, 64 + 3, 6), PageBuf::new(1500, 64 + 3, 7));
+    let (a, b) = (&*unmapped.tail(1500), &*mapped.tail(1500));
+    let mut cases = vec![
+        Case::new("ours_partial_unmapped_after", || {
+            black_box(csum::partial(black_box(a), Wsum::ZERO));
+        }),
+        Case::new("ours_partial_mapped_after", || {
+            black_box(csum::partial(black_box(b), Wsum::ZERO));
+        }),
+        Case::new("ours_partial_copy_unmapped_after", move || {
+            black_box(csum::partial_copy(black_box(a), d1.get_mut(), Wsum::ZERO));
+        }),
+        Case::new("ours_partial_copy_mapped_after", move || {
+            black_box(csum::partial_copy(black_box(b), d2.get_mut(), Wsum::ZERO));
+        }),
+    ];
+    interleave::table(title, &mut cases, 200_000.0, 31);
+}
+
+#[cfg(not(unix))]
+fn bench_page_end_interleaved(_c: &mut Criterion) {}
+
 criterion_group!(benches, bench_partial, bench_copy);
 criterion_group!(
     interleaved,
     bench_small_interleaved,
     bench_sum_interleaved,
-    bench_copy_interleaved
+    bench_copy_interleaved,
+    bench_page_end_interleaved
 );
 criterion_main!(benches, interleaved);
 

@@ -41,20 +41,31 @@ const fn mask(n: usize) -> u64 {
 }
 
 /// Loads the first `s.len() <= 64` bytes of `s` into the low bytes, zeros elsewhere.
+/// An empty `s` is not loaded at all: its address may be one past the end of
+/// a mapping, and a masked load whose masked-off bytes lie in an unmapped
+/// page takes a microcode assist (a 1500 B sum ending at a page end before an
+/// unmapped page took 24.6 ns against 10.5).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn load_prefix(s: &[u8]) -> __m512i {
     let n = s.len().min(V);
+    if n == 0 {
+        return _mm512_setzero_si512();
+    }
     // SAFETY: the mask enables only the first `n <= s.len()` bytes; masked-off
     // bytes are neither read nor able to fault (AVX-512 fault suppression).
     unsafe { _mm512_maskz_loadu_epi8(mask(n), s.as_ptr().cast()) }
 }
 
-/// Stores the low `d.len() <= 64` bytes of `v` into `d`.
+/// Stores the low `d.len() <= 64` bytes of `v` into `d` (nothing when `d` is
+/// empty, as [`load_prefix`] loads nothing).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn store_prefix(d: &mut [u8], v: __m512i) {
     let n = d.len().min(V);
+    if n == 0 {
+        return;
+    }
     // SAFETY: the mask enables only the first `n <= d.len()` bytes; masked-off
     // bytes are not written.
     unsafe { _mm512_mask_storeu_epi8(d.as_mut_ptr().cast(), mask(n), v) }
