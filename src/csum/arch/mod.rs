@@ -274,7 +274,13 @@ fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if level == Level::Avx512 {
         // SAFETY: as in `sum_checked`: AVX-512F+BW are present and enabled.
-        return unsafe { sum_avx512::copy(src, dst) };
+        return unsafe {
+            if src.len() <= sum_avx512::SOURCE_ALIGNED_MAX {
+                sum_avx512::copy_source_aligned(src, dst)
+            } else {
+                sum_avx512::copy(src, dst)
+            }
+        };
     }
     copy_below_avx512(level, src, dst)
 }

@@ -8,8 +8,8 @@
 //! bytes land in their address's lanes, already in that grid), and since
 //! rotating a u32 word multiplies it by a power of two modulo `2^32 - 1`, the
 //! single reduced sum is rotated left by `8·(h mod 4)` bits back into the
-//! data's grid. `copy` from 64 bytes up uses no masked memory access: see its
-//! docs.
+//! data's grid. The copies from 64 bytes up use no masked store: see
+//! `copy_source_aligned` and `copy`.
 //!
 //! Accumulators as in `sum_avx2`: `b += v` (wrapping u64 lanes) and
 //! `a += v >> 32`. Carry bound: a piece of at most `2^30` bytes gives each of
@@ -400,22 +400,79 @@ fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64
     acc.reduce()
 }
 
-/// The longest copy whose body [`copy`] aligns to the source (aligned loads,
-/// stores split across lines); longer ones align it to the destination.
+/// The longest copy [`crate::csum::partial_copy`] runs with its body aligned
+/// to the source ([`copy_source_aligned`]: aligned loads, stores split
+/// across lines); longer ones align it to the destination ([`copy`]).
 /// Why: while both buffers sit in L1 a split store costs less than a split
 /// load (1500 B at unequal offsets 26.5-27.7 -> 24.4-25.1 ns on an Intel
 /// Xeon); once the stores go out to L2 it costs more (4 KiB 57 -> 59-66 ns,
 /// 64 KiB 1.05-1.09x -> 1.19-1.25x memcpy). `docs/perf/csum.md`.
-const SOURCE_ALIGNED_MAX: usize = 3072;
+pub(super) const SOURCE_ALIGNED_MAX: usize = 3072;
 
-/// Copies `src` into `dst` (equal lengths) and returns the raw sum.
+/// Loads the first and the last 64 bytes of `src` (at least 64 bytes long)
+/// and stores them over the first and the last 64 bytes of `dst`.
+/// Why: the head and the tail of a copy as plain vectors that overlap its
+/// body: no masked store (slow on some cores, and on an Intel Xeon one whose
+/// masked-off bytes reach an unmapped page costs 80-100 ns more).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn copy_first_last(src: &[u8], dst: &mut [u8]) -> (__m512i, __m512i) {
+    let z = _mm512_setzero_si512();
+    let hv = src.first_chunk::<V>().map_or(z, |c| load(c));
+    let tv = src.last_chunk::<V>().map_or(z, |c| load(c));
+    if let Some(d) = dst.first_chunk_mut::<V>() {
+        store(d, hv);
+    }
+    if let Some(d) = dst.last_chunk_mut::<V>() {
+        store(d, tv);
+    }
+    (hv, tv)
+}
+
+/// Copies `src` into `dst` (equal lengths, at most [`SOURCE_ALIGNED_MAX`]
+/// bytes) and returns the raw sum, the body on full vectors aligned to the
+/// source.
 ///
-/// Shape for `len >= 64`: no masked memory access (masked stores are slow on
-/// some cores). The first and the last 64 bytes are copied with plain
-/// unaligned vectors that overlap the body; the body runs on full vectors
-/// aligned to the source or the destination ([`SOURCE_ALIGNED_MAX`]), from
-/// byte `h` in `1..=64`. Only the bytes the
-/// body does not cover are summed from the overlapping vectors (zero-masked in
+/// Shape for `len >= 64`: the first and the last 64 bytes copied by
+/// [`copy_first_last`]; the body from the source's first 64-byte boundary.
+/// The bytes the body does not cover are summed from masked loads of their
+/// own source lines, already in the body's word grid, as `sum`'s head and
+/// tail are; the single reduced sum is rotated back as in `sum`.
+/// Why: no rotation into the grid and no register masking; 1500 B 0.1-1.9
+/// ns faster than [`copy`]'s shape at every offset pair of the bench
+/// (`docs/perf/csum.md`).
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn copy_source_aligned(src: &[u8], dst: &mut [u8]) -> u64 {
+    let len = src.len().min(dst.len());
+    if len < V {
+        let v = load_prefix(src);
+        store_prefix(dst, v);
+        return sum_vec(v);
+    }
+    let (h, head) = load_head_in_line(src);
+    let end = h + ((len - h) & !(V - 1));
+    // The tail starts on a 64-byte boundary of the source: its own line.
+    let tail = load_prefix(src.get(end..len).unwrap_or(&[]));
+    copy_first_last(src, dst);
+    let body = copy_body(
+        src.get(h..end).unwrap_or(&[]),
+        dst.get_mut(h..end).unwrap_or(&mut []),
+        head,
+        tail,
+    );
+    fold64(body).rotate_left(8 * (h & 3) as u32) as u64
+}
+
+/// Copies `src` into `dst` (equal lengths, any) and returns the raw sum, the
+/// body on full vectors aligned to the destination.
+///
+/// Shape for `len >= 64`: the first and the last 64 bytes copied by
+/// [`copy_first_last`]; the body from byte `h` in `1..=64`, the
+/// destination's first 64-byte boundary after byte 0. The bytes the body
+/// does not cover are summed from those two vectors (zero-masked in
 /// registers), each rotated from its own word grid into the body's.
 ///
 /// # Safety
@@ -423,26 +480,13 @@ const SOURCE_ALIGNED_MAX: usize = 3072;
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
     let len = src.len().min(dst.len());
-    let (Some(first), Some(last)) = (src.first_chunk::<V>(), src.last_chunk::<V>()) else {
+    if len < V {
         let v = load_prefix(src);
         store_prefix(dst, v);
         return sum_vec(v);
-    };
-    let (hv, tv) = (load(first), load(last));
-    if let Some(d) = dst.first_chunk_mut::<V>() {
-        store(d, hv);
     }
-    if let Some(d) = dst.last_chunk_mut::<V>() {
-        store(d, tv);
-    }
-    // Body: from the first 64-byte boundary after byte 0 (h in 1..=64) of
-    // `src` up to `SOURCE_ALIGNED_MAX` bytes, of `dst` above.
-    let grid = if len <= SOURCE_ALIGNED_MAX {
-        src.as_ptr()
-    } else {
-        dst.as_ptr()
-    };
-    let h = V - (grid as usize & (V - 1));
+    let (hv, tv) = copy_first_last(src, dst);
+    let h = V - (dst.as_ptr() as usize & (V - 1));
     let body_len = (len - h) & !(V - 1);
     let t = len - h - body_len;
     // Head bytes [0, h) in the data's grid, moved into the body's grid.
