@@ -534,18 +534,20 @@ impl Drop for Pages {
     }
 }
 
-/// Sums and fused copies of 1500 bytes that end at a page end, the next page
-/// unmapped or mapped: the kernels' masked tail loads must not reach the
-/// unmapped page (a microcode assist on an Intel Xeon).
+/// Sums and fused copies of 1500 and 40 bytes that end at a page end, the
+/// next page unmapped or mapped: no masked access of the kernels may reach
+/// the unmapped page (a microcode assist on an Intel Xeon).
 #[cfg(unix)]
 fn bench_page_end_interleaved(_c: &mut Criterion) {
-    let title = "page_end_1500";
+    let title = "page_end";
     if !interleave::selected(title) {
         return;
     }
     let (mut unmapped, mut mapped) = (Pages::new(2, 1, 1), Pages::new(3, 0, 1));
-    let (mut d1, mut d2) = (PageBuf::new(1500, 64 + 3, 6), PageBuf::new(1500, 64 + 3, 7));
     let (a, b) = (&*unmapped.tail(1500), &*mapped.tail(1500));
+    let (a40, b40) = (&a[1460..], &b[1460..]);
+    let mut d = [1, 2, 3, 4].map(|k| PageBuf::new(1500, 64 + 3, 5 + k));
+    let [d1, d2, d3, d4] = &mut d;
     let mut cases = vec![
         Case::new("ours_partial_unmapped_after", || {
             black_box(csum::partial(black_box(a), Wsum::ZERO));
@@ -553,11 +555,19 @@ fn bench_page_end_interleaved(_c: &mut Criterion) {
         Case::new("ours_partial_mapped_after", || {
             black_box(csum::partial(black_box(b), Wsum::ZERO));
         }),
-        Case::new("ours_partial_copy_unmapped_after", move || {
+        Case::new("ours_partial_copy_unmapped_after", || {
             black_box(csum::partial_copy(black_box(a), d1.get_mut(), Wsum::ZERO));
         }),
-        Case::new("ours_partial_copy_mapped_after", move || {
+        Case::new("ours_partial_copy_mapped_after", || {
             black_box(csum::partial_copy(black_box(b), d2.get_mut(), Wsum::ZERO));
+        }),
+        Case::new("ours_partial_copy_40_unmapped_after", || {
+            let d = &mut d3.get_mut()[..40];
+            black_box(csum::partial_copy(black_box(a40), d, Wsum::ZERO));
+        }),
+        Case::new("ours_partial_copy_40_mapped_after", || {
+            let d = &mut d4.get_mut()[..40];
+            black_box(csum::partial_copy(black_box(b40), d, Wsum::ZERO));
         }),
     ];
     interleave::table(title, &mut cases, 200_000.0, 31);

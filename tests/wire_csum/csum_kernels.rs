@@ -137,6 +137,39 @@ fn partial_copy_copies_exactly_and_sums_like_scalar() {
     }
 }
 
+/// The offset in `buf` of its first 4 KiB page boundary at least 128 bytes in.
+fn page_boundary_in(buf: &[u8]) -> usize {
+    let at = buf.as_ptr() as usize + 128;
+    at.div_ceil(4096) * 4096 - buf.as_ptr() as usize
+}
+
+/// Fused copies of up to 128 bytes that start in the last 64 bytes before a
+/// page boundary, source and destination alike (the short copies' page test
+/// and both of its branches), copy exactly and sum like scalar.
+#[test]
+fn short_copies_near_page_ends_equal_scalar() {
+    let mut rng = Rng(11);
+    let src_buf = rng.bytes(3 * 4096);
+    let mut dst_buf = vec![0u8; 3 * 4096];
+    let (se, de) = (page_boundary_in(&src_buf), page_boundary_in(&dst_buf));
+    let mut levels = simd_levels();
+    levels.insert(0, Level::Scalar);
+    for back in 0..=64 {
+        for len in 0..=128 {
+            let src = &src_buf[se - back..se - back + len];
+            let init = rng.init();
+            let want = csum::partial_at(Level::Scalar, src, init).unwrap();
+            for &l in &levels {
+                let dst = &mut dst_buf[de - 64 + back % 64..][..len];
+                dst.fill(!0);
+                let got = csum::partial_copy_at(l, src, dst, init).unwrap();
+                assert_eq!(got, want, "{l:?} back {back} len {len}");
+                assert_eq!(dst, src, "{l:?} copy back {back} len {len}");
+            }
+        }
+    }
+}
+
 #[test]
 #[should_panic(expected = "lengths differ")]
 fn partial_copy_panics_on_length_mismatch() {
