@@ -250,6 +250,21 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
     }
 }
 
+/// Hints the two header lines of the frame six places after `i`, as
+/// [`Gro::receive_burst`] does (both floor passes).
+#[inline(always)]
+fn hint_header_ahead(frames: &[&[u8]], i: usize) {
+    if let Some(later) = frames.get(i + 6) {
+        csum::prefetch(later.get(..128).unwrap_or(later));
+    }
+}
+
+/// `pass` over `r`'s frames, timed as ours is: ns per frame.
+fn time_pass(r: &Replay, ms: f64, pass: impl Fn(&[&[u8]]) -> u64) -> f64 {
+    let frames = r.stream.frames();
+    median_per_frame(ms, frames.len() as f64, || un_preempted(|| pass(&frames)).1)
+}
+
 /// The least any engine does per frame in this layout, timed as ours is:
 /// the two header lines of every frame read (hinted six frames ahead, as
 /// `receive_burst` does), and with `sum` every frame summed whole (the next
@@ -259,9 +274,7 @@ fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
 fn floor_pass(frames: &[&[u8]], sum: bool) -> u64 {
     let mut acc = 0u64;
     for (i, f) in frames.iter().enumerate() {
-        if let Some(later) = frames.get(i + 6) {
-            csum::prefetch(later.get(..128).unwrap_or(later));
-        }
+        hint_header_ahead(frames, i);
         if sum {
             if let Some(next) = frames.get(i + 1) {
                 csum::prefetch(next);
@@ -276,10 +289,7 @@ fn floor_pass(frames: &[&[u8]], sum: bool) -> u64 {
 
 /// [`floor_pass`] over `r`'s frames, timed as ours is.
 fn run_floor(r: &Replay, sum: bool, ms: f64) -> f64 {
-    let frames = r.stream.frames();
-    median_per_frame(ms, frames.len() as f64, || {
-        un_preempted(|| floor_pass(&frames, sum)).1
-    })
+    time_pass(r, ms, |frames| floor_pass(frames, sum))
 }
 
 /// How [`read_pass`] hints whole frames to the cache before it reads them.
@@ -301,9 +311,7 @@ enum ReadHint {
 fn read_pass(frames: &[&[u8]], hint: ReadHint) -> u64 {
     let mut acc = 0u64;
     for (i, f) in frames.iter().enumerate() {
-        if let Some(later) = frames.get(i + 6) {
-            csum::prefetch(later.get(..128).unwrap_or(later));
-        }
+        hint_header_ahead(frames, i);
         let spread = match (hint, frames.get(i + 1), frames.get(i + 2)) {
             (ReadHint::Next, Some(next), _) => {
                 csum::prefetch(next);
@@ -332,13 +340,8 @@ fn read_pass(frames: &[&[u8]], hint: ReadHint) -> u64 {
 /// The least of [`read_pass`]'s per-frame times over its hint patterns,
 /// each timed as ours is: the read bound of a `verify` cell.
 fn run_read(r: &Replay, ms: f64) -> f64 {
-    let frames = r.stream.frames();
     [ReadHint::None, ReadHint::Next, ReadHint::Spread]
-        .map(|hint| {
-            median_per_frame(ms, frames.len() as f64, || {
-                un_preempted(|| read_pass(&frames, hint)).1
-            })
-        })
+        .map(|hint| time_pass(r, ms, |frames| read_pass(frames, hint)))
         .into_iter()
         .fold(f64::INFINITY, f64::min)
 }
