@@ -404,9 +404,11 @@ pub(crate) fn copy_at(level: Level, src: &[u8], dst: &mut [u8]) -> Result<u64, U
 fn crc_checked(level: CrcLevel, reg: u32, data: &[u8]) -> u32 {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if level == CrcLevel::Vpclmul {
+        // The hybrid choice is read only where it applies (a call per CRC).
+        let hybrid = data.len() >= crc_vpclmul::HY_CHUNK && crc_hybrid();
         // SAFETY: `level` is <= the detected level: SSE4.2, PCLMULQDQ, AVX-512F
         // and VPCLMULQDQ present, ZMM state enabled by the OS.
-        return unsafe { crc_vpclmul::update(reg, data, crc_hybrid()) };
+        return unsafe { crc_vpclmul::update(reg, data, hybrid) };
     }
     crc_below_vpclmul(level, reg, data)
 }
