@@ -18,14 +18,21 @@ pub(crate) const fn remove(sum: Wsum, part: Wsum) -> Wsum {
     sum.negate().add(part).negate()
 }
 
-/// A `Complete` sum after bytes were taken out of it, for the bytes `rest`
-/// it now covers: `+0` when they are all zero. The kernel's `wsum_negate`
-/// removal gives `-0` there, while a fresh sum of zeros is `+0`; normalised
-/// so `fold(csum) == fold(sum of rest)` holds literally. Only a sum that folds
-/// to zero is looked at, and the scan stops at the first non-zero byte.
+/// A `Complete` sum for the bytes `rest` it covers, in the representation a
+/// fresh sum of them has: `+0` when they are all zero, never `+0` otherwise
+/// (`-0` then). The kernel's `wsum_negate` removal gives `-0` over zero
+/// bytes; `~pseudo` (`skb_checksum_try_convert`) gives `+0` when the
+/// pseudo-header sums to `0xFFFF_FFFF`, and a later two's-complement removal
+/// from that `+0` comes out one too high. Normalised so that
+/// `fold(csum) == fold(sum of rest)` holds literally and removals stay exact.
+/// Only a sum that folds to zero or is `+0` is looked at, and the scan stops
+/// at the first non-zero byte.
 pub(crate) fn normalised(sum: Wsum, rest: &[u8]) -> Wsum {
-    if csum::fold(sum).is_zero() && rest.iter().all(|&b| b == 0) {
+    let all_zero = || rest.iter().all(|&b| b == 0);
+    if csum::fold(sum).is_zero() && all_zero() {
         Wsum::ZERO
+    } else if sum == Wsum::ZERO && !all_zero() {
+        Wsum::new(u32::MAX)
     } else {
         sum
     }

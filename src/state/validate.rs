@@ -373,7 +373,9 @@ fn around(pkt: &Packet<'_>, site: &Site) -> (Wsum, usize) {
 /// After a layer with a non-zero checksum validated while the state was (or
 /// became) `None`, switches to `Complete` with `csum = ~pseudo` so inner
 /// layers validate by arithmetic alone (Linux `skb_checksum_try_convert`,
-/// called by UDP when `uh->check != 0` and by GRE with the C bit).
+/// called by UDP when `uh->check != 0` and by GRE with the C bit). A `+0`
+/// there (a pseudo-header of `0xFFFF_FFFF`) becomes `-0`, the same sum
+/// mod `2^32 - 1`, so removing the tunnel header later stays exact.
 ///
 /// Needs `CSUM_VALID` (set by [`validate`] on this layer); otherwise, or for
 /// a zero UDP checksum, the state is returned unchanged
@@ -395,6 +397,7 @@ pub fn try_convert(meta: CsumMeta, pkt: &Packet<'_>) -> Transition {
     }
     let (around, n) = around(pkt, &site);
     let csum = around.add(pseudo.not().shifted_by(site.l4 - pkt.cur()));
+    let csum = normalised(csum, pkt.bytes().get(pkt.cur()..).unwrap_or(&[]));
     let flags = meta.flags() | CsumFlags::COMPLETE_SW;
     Ok(Outcome {
         meta: with(CsumState::Complete { csum }, flags),

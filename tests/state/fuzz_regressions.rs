@@ -186,3 +186,67 @@ fn truncated_gre_checksum_header_has_no_site() {
         }
     }
 }
+
+/// decap: GENEVE over IPv6 whose outer pseudo-header sums to exactly
+/// `0xFFFF_FFFF` (-0) as 32-bit words. Converting after the vouched outer UDP
+/// checksum gave `Complete(~pseudo)` = `+0` over bytes that are not all zero,
+/// and the two's-complement removal of the tunnel header
+/// (`skb_postpull_rcsum`) then came out one too high: the inner `Complete` did
+/// not match its bytes and, as our own sum (`COMPLETE_SW`), failed the inner
+/// TCP checksum of a good packet. The outer headers are the fuzz input's; the
+/// inner packet is made a whole TCP segment of the same length.
+#[test]
+fn converted_sum_of_minus_zero_pseudo_header_stays_exact() {
+    use support::encap::{inner_validate, naive_sum, sound};
+    let mut b: Vec<u8> = [
+        "0404040404040202020202028100006486dd",
+        "600000000038114021000000b3f5f5ac010101010101010102020202020202022302020202020202",
+        "138817c10038ddb8",
+        "0000080000000700",
+        "4500002800004001010101010101010101010101",
+        "010102020202020202022302020000042e870000",
+    ]
+    .concat()
+    .as_bytes()
+    .chunks(2)
+    .map(|h| u8::from_str_radix(core::str::from_utf8(h).unwrap(), 16).unwrap())
+    .collect();
+    let (l4, ip, tcp, end) = (58, 74, 94, 114);
+    assert_eq!(b.len(), end);
+    b[ip + 6..ip + 8].copy_from_slice(&[0x40, 0]); // DF, not a fragment
+    b[ip + 9] = 6; // TCP
+    b[tcp + 12] = 0x50; // data offset 5, no options
+    b[tcp + 13] = 0x10; // ACK
+    let fix = |b: &mut Vec<u8>, at: usize, data: std::ops::Range<usize>, init: u32| {
+        b[at..at + 2].fill(0);
+        let c = !naive_sum(&b[data], init);
+        b[at..at + 2].copy_from_slice(&c.to_be_bytes());
+    };
+    fix(&mut b, ip + 10, ip..tcp, 0);
+    let inner_pseudo = naive_sum(&b[ip + 12..ip + 20], 0) as u32 + 6 + (end - tcp) as u32;
+    fix(&mut b, tcp + 16, tcp..end, inner_pseudo);
+    let outer_pseudo = naive_sum(&b[26..58], 0) as u32 + 17 + (end - l4) as u32;
+    assert_eq!(
+        naive_sum(&[], outer_pseudo),
+        0xFFFF,
+        "the pseudo-header sums to -0"
+    );
+    fix(&mut b, l4 + 6, l4..end, outer_pseudo);
+    assert_ne!(b[l4 + 6..l4 + 8], [0, 0]);
+
+    let outer = netoffload::wire::parse(&b, LinkType::Ethernet).unwrap();
+    let meta = CsumMeta::from_state(CsumState::Unnecessary {
+        level: state::CsumLevel::L0,
+    });
+    let cfg = netoffload::encap::EncapConfig::DEFAULT;
+    let n = netoffload::encap::decap_nested(&b, &outer, outer.l3, meta, &cfg).unwrap();
+    assert!(
+        matches!(n.meta.state(), CsumState::Complete { .. }),
+        "{:?}",
+        n.meta
+    );
+    assert_eq!(sound(&b, &n.inner, n.inner.l3, &n.meta, false), Ok(()));
+    let (good, sw) = inner_validate(&b, &n.inner, &n.meta);
+    assert!(good, "a good inner TCP checksum failed: {:?}", n.meta);
+    assert_eq!(sw, tcp - ip, "only the inner IP header is summed");
+}
