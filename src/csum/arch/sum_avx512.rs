@@ -27,7 +27,7 @@ use core::arch::x86_64::{
     _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi32, _mm512_sub_epi64,
 };
 
-use crate::csum::scalar::{self, fold64};
+use crate::csum::scalar::fold64;
 
 /// Vector width in bytes.
 const V: usize = 64;
@@ -339,12 +339,10 @@ macro_rules! whole_slice_sum {
         $(#[$doc])*
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name(data: &[u8]) -> u64 {
+            // Callers send slices this short to `sum_small` (`arch::sum_at`,
+            // `partial`); should one come here, the same short sum.
             if data.len() <= V {
-                return if crosses_page(data.as_ptr()) {
-                    scalar::sum_raw(data)
-                } else {
-                    sum_vec(load_prefix(data))
-                };
+                return super::sum_small(data, 0);
             }
             let (h, head) = load_head_in_line(data);
             // The head joins the first piece; each later piece adds to the
