@@ -448,16 +448,22 @@ pub(super) const SOURCE_ALIGNED_MAX: usize = 3072;
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn copy_first_last(src: &[u8], dst: &mut [u8]) -> (__m512i, __m512i) {
-    let z = _mm512_setzero_si512();
-    let hv = src.first_chunk::<V>().map_or(z, |c| load(c));
-    let tv = src.last_chunk::<V>().map_or(z, |c| load(c));
-    if let Some(d) = dst.first_chunk_mut::<V>() {
-        store(d, hv);
+    let len = src.len().min(dst.len());
+    if len < V {
+        return (_mm512_setzero_si512(), _mm512_setzero_si512());
     }
-    if let Some(d) = dst.last_chunk_mut::<V>() {
-        store(d, tv);
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    // SAFETY: bytes `0..64` and `len - 64..len` lie inside both slices
+    // (`len >= 64`); `loadu`/`storeu` need no alignment; AVX-512F is enabled.
+    unsafe {
+        let (hv, tv) = (
+            _mm512_loadu_si512(s.cast()),
+            _mm512_loadu_si512(s.add(len - V).cast()),
+        );
+        _mm512_storeu_si512(d.cast(), hv);
+        _mm512_storeu_si512(d.add(len - V).cast(), tv);
+        (hv, tv)
     }
-    (hv, tv)
 }
 
 /// Copies `src` into `dst` (equal lengths, at most [`SOURCE_ALIGNED_MAX`]
