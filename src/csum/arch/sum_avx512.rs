@@ -108,14 +108,6 @@ fn load(c: &[u8; V]) -> __m512i {
     unsafe { _mm512_loadu_si512(c.as_ptr().cast()) }
 }
 
-/// Stores 64 bytes.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn store(d: &mut [u8; V], v: __m512i) {
-    // SAFETY: `d` is 64 writable bytes; `storeu` has no alignment requirement.
-    unsafe { _mm512_storeu_si512(d.as_mut_ptr().cast(), v) }
-}
-
 /// `(x & 0xFFFF_FFFF) + (x >> 32)` per lane: `< 2^33`, zero only for zero.
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -380,52 +372,62 @@ whole_slice_sum!(
     PIECE_DP
 );
 
-/// Stores `vs` one after another from the start of `d` (as many as fit).
-/// Why: the one store pattern of [`copy_body`]'s rounds and its last vectors.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn store_each<const N: usize>(d: &mut [u8], vs: [__m512i; N]) {
-    for (dc, v) in d.chunks_exact_mut(V).zip(vs) {
-        if let Some(dc) = dc.first_chunk_mut::<V>() {
-            store(dc, v);
+/// Loads `N` vectors from vector `k` of `s` on, then stores them from vector
+/// `k` of `d` on; returns them.
+///
+/// # Safety
+/// Vectors `k..k + N` (bytes `64k..64(k + N)`) must lie inside both buffers,
+/// and the CPU must support AVX-512F.
+#[inline(always)]
+unsafe fn copy_vecs<const N: usize>(s: *const u8, d: *mut u8, k: usize) -> [__m512i; N] {
+    // SAFETY: the caller guarantees those bytes of both buffers exist;
+    // `loadu`/`storeu` need no alignment.
+    unsafe {
+        let vs: [__m512i; N] =
+            core::array::from_fn(|i| _mm512_loadu_si512(s.add(V * (k + i)).cast()));
+        for (i, v) in vs.iter().enumerate() {
+            _mm512_storeu_si512(d.add(V * (k + i)).cast(), *v);
         }
+        vs
     }
 }
 
-/// Copies and sums a body (equal lengths, a multiple of `V`, up to [`PIECE`]),
-/// plus the vectors `extra` and `extra2`: four vectors per round into two
-/// accumulator pairs.
+/// Copies and sums the `n <= PIECE / V` whole vectors from `s` to `d`, plus
+/// the vectors `extra` and `extra2`: four vectors per round into two
+/// accumulator pairs, then two, then one.
+/// Why pointers and a count, not slices: the slices' empty-range fallbacks
+/// put selects in front of the first loads' addresses, and the copy took
+/// 3-8% longer at 1500 B (`docs/perf/csum.md`, "Session 11").
+///
+/// # Safety
+/// The `64n` bytes from `s` and from `d` must lie inside their buffers, and
+/// the CPU must support AVX-512F and AVX-512BW.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn copy_body(src: &[u8], dst: &mut [u8], extra: __m512i, extra2: __m512i) -> u64 {
+unsafe fn copy_body(s: *const u8, d: *mut u8, n: usize, extra: __m512i, extra2: __m512i) -> u64 {
     let mut acc = Acc::new();
     acc.add1(extra);
     acc.add0(extra2);
-    let mut s = src.chunks_exact(4 * V);
-    let mut d = dst.chunks_exact_mut(4 * V);
-    for (sb, db) in (&mut s).zip(&mut d) {
-        let (v0, v1) = (load(arr(&sb[..V])), load(arr(&sb[V..2 * V])));
-        let (v2, v3) = (load(arr(&sb[2 * V..3 * V])), load(arr(&sb[3 * V..])));
-        store_each(db, [v0, v1, v2, v3]);
+    let mut k = 0;
+    while k + 4 <= n {
+        // SAFETY: vectors `k..k + 4` are among the `n` (the caller's bound).
+        let [v0, v1, v2, v3] = unsafe { copy_vecs::<4>(s, d, k) };
         acc.add0(v0);
         acc.add1(v1);
         acc.add0(v2);
         acc.add1(v3);
+        k += 4;
     }
-    // Up to three vectors left: two, then one, written out. (As a loop, in
-    // some shapes of the caller LLVM turned their stores into a `memcpy` call.)
-    let (rs, rd) = (s.remainder(), d.into_remainder());
-    let k = rs.len().min(rd.len()) & (2 * V); // 128 with two or three left, else 0
-    let ((s2, s1), (d2, d1)) = (rs.split_at(k), rd.split_at_mut(k));
-    if let Some(a) = s2.first_chunk::<{ 2 * V }>() {
-        let (v0, v1) = (load(arr(a)), load(arr(&a[V..])));
-        store_each(d2, [v0, v1]);
+    if k + 2 <= n {
+        // SAFETY: vectors `k` and `k + 1` are among the `n`.
+        let [v0, v1] = unsafe { copy_vecs::<2>(s, d, k) };
         acc.add0(v0);
         acc.add1(v1);
+        k += 2;
     }
-    if let (Some(sc), Some(dc)) = (s1.first_chunk::<V>(), d1.first_chunk_mut::<V>()) {
-        let v = load(sc);
-        store(dc, v);
+    if k < n {
+        // SAFETY: vector `k` is among the `n`.
+        let [v] = unsafe { copy_vecs::<1>(s, d, k) };
         acc.add0(v);
     }
     acc.reduce()
@@ -492,12 +494,17 @@ pub(super) unsafe fn copy_source_aligned(src: &[u8], dst: &mut [u8]) -> u64 {
     // The tail starts on a 64-byte boundary of the source: its own line.
     let tail = load_prefix(src.get(end..len).unwrap_or(&[]));
     copy_first_last(src, dst);
-    let body = copy_body(
-        src.get(h..end).unwrap_or(&[]),
-        dst.get_mut(h..end).unwrap_or(&mut []),
-        head,
-        tail,
-    );
+    // SAFETY: the body's `(end - h) / 64` vectors from byte `h` end at
+    // `end <= len` in both slices; the features are enabled here.
+    let body = unsafe {
+        copy_body(
+            src.as_ptr().add(h),
+            dst.as_mut_ptr().add(h),
+            (end - h) / V,
+            head,
+            tail,
+        )
+    };
     fold64(body).rotate_left(8 * (h & 3) as u32) as u64
 }
 
@@ -528,21 +535,27 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
     // bytes after a body vector boundary, so its grid is `t mod 4` bytes off.
     let tail = _mm512_maskz_mov_epi8(!mask(V - t), tv);
     let mut tail = _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32));
-    let (mut s, mut d) = (
-        src.get(h..h + body_len).unwrap_or(&[]),
-        dst.get_mut(h..h + body_len).unwrap_or(&mut []),
-    );
     let mut body_sum = 0u64;
+    let mut at = h;
     loop {
-        let n = s.len().min(PIECE);
-        let (sp, st) = s.split_at(n);
-        let (dp, dt) = core::mem::take(&mut d).split_at_mut(n);
-        body_sum = fold64(body_sum + copy_body(sp, dp, extra, tail)) as u64;
+        let n = (h + body_len - at).min(PIECE);
+        // SAFETY: the piece `at..at + n` lies inside the body `h..h + body_len`,
+        // which ends at `len - t <= len` in both slices; the features are
+        // enabled here.
+        let piece = unsafe {
+            copy_body(
+                src.as_ptr().add(at),
+                dst.as_mut_ptr().add(at),
+                n / V,
+                extra,
+                tail,
+            )
+        };
+        body_sum = fold64(body_sum + piece) as u64;
         extra = _mm512_setzero_si512();
         tail = extra;
-        s = st;
-        d = dt;
-        if s.is_empty() {
+        at += n;
+        if at == h + body_len {
             break;
         }
     }
