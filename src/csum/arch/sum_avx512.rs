@@ -378,7 +378,8 @@ whole_slice_sum!(
 /// # Safety
 /// Vectors `k..k + N` (bytes `64k..64(k + N)`) must lie inside both buffers,
 /// and the CPU must support AVX-512F.
-#[inline(always)]
+#[inline]
+#[target_feature(enable = "avx512f")]
 unsafe fn copy_vecs<const N: usize>(s: *const u8, d: *mut u8, k: usize) -> [__m512i; N] {
     // SAFETY: the caller guarantees those bytes of both buffers exist;
     // `loadu`/`storeu` need no alignment.
@@ -397,7 +398,7 @@ unsafe fn copy_vecs<const N: usize>(s: *const u8, d: *mut u8, k: usize) -> [__m5
 /// accumulator pairs, then two, then one.
 /// Why pointers and a count, not slices: the slices' empty-range fallbacks
 /// put selects in front of the first loads' addresses, and the copy took
-/// 3-8% longer at 1500 B (`docs/perf/csum.md`, "Session 11").
+/// 5-10% longer at 1500 B (`docs/perf/csum.md`, "Session 11").
 ///
 /// # Safety
 /// The `64n` bytes from `s` and from `d` must lie inside their buffers, and
