@@ -494,7 +494,6 @@ pub(super) unsafe fn copy_source_aligned(src: &[u8], dst: &mut [u8]) -> u64 {
     let end = h + ((len - h) & !(V - 1));
     // The tail starts on a 64-byte boundary of the source: its own line.
     let tail = load_prefix(src.get(end..len).unwrap_or(&[]));
-    copy_first_last(src, dst);
     // SAFETY: the body's `(end - h) / 64` vectors from byte `h` end at
     // `end <= len` in both slices; the features are enabled here.
     let body = unsafe {
@@ -506,6 +505,9 @@ pub(super) unsafe fn copy_source_aligned(src: &[u8], dst: &mut [u8]) -> u64 {
             tail,
         )
     };
+    // After the body: copied before it, the slice's last 64 bytes went
+    // first, and `tx::segment` of 64 KiB (buffers in L2) took 5% longer.
+    copy_first_last(src, dst);
     fold64(body).rotate_left(8 * (h & 3) as u32) as u64
 }
 
