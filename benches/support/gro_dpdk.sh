@@ -7,7 +7,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"; d="${GRO_DPDK_DIR:-$root/target/dpd
 OUT="$d" DUMP="$d/streams" MS=1 CPU="${CPU:-0}" "${GRO_DPDK_PEER:-$root/../shared/bench-peers/dpdk-gro}/run.sh" >/dev/null
 cd "$root" && cargo bench --bench gro_dpdk --no-run
 # As root, free and compact memory first (COMPACT=0 skips it): after other
-# processes had churned memory, ours ran 10-50% slower in this VM (the frames'
+# processes had churned memory, ours ran 17-50% slower in this VM (the frames'
 # pages scattered; DPDK's process, smaller, barely moved) until compaction
 # restored it (docs/perf/gro-hot-path.md, session 11).
 if [ "${COMPACT:-1}" != 0 ] && [ -w /proc/sys/vm/compact_memory ]; then
