@@ -99,9 +99,12 @@ fn read_limit_avx512(data: &[u8]) -> u64 {
 /// 64-byte vectors only (no head, no tail), each loaded, stored and added into
 /// the three-operation accumulators (`b += v`, `a += v >> 32`, two pairs). A
 /// lower bound for `partial_copy`, not a checksum of the whole slice.
+/// With `TAIL`, also the bytes after the last whole vector: the slice's last
+/// 64 bytes loaded, stored and added with the bytes already summed masked
+/// off, so every byte is copied and summed once (any length, one more vector).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn fused_limit_avx512(src: &[u8], dst: &mut [u8]) -> u64 {
+#[target_feature(enable = "avx512f,avx512bw")]
+fn fused_limit_avx512<const TAIL: bool>(src: &[u8], dst: &mut [u8]) -> u64 {
     use std::arch::x86_64::*;
     let z = _mm512_setzero_si512();
     let (mut b0, mut a0, mut b1, mut a1) = (z, z, z, z);
@@ -134,6 +137,20 @@ fn fused_limit_avx512(src: &[u8], dst: &mut [u8]) -> u64 {
         };
         b0 = _mm512_add_epi64(b0, v);
         a0 = _mm512_add_epi64(a0, _mm512_srli_epi64::<32>(v));
+    }
+    let t = src.len().min(dst.len()) - 64 * n;
+    if TAIL && t > 0 && n > 0 {
+        let at = 64 * n + t - 64;
+        // SAFETY: bytes `at..at + 64` end at the slices' common length and
+        // start inside them (`n > 0`); as above.
+        let v = unsafe {
+            let v = _mm512_loadu_si512(s.add(at).cast());
+            _mm512_storeu_si512(d.add(at).cast(), v);
+            v
+        };
+        let v = _mm512_maskz_mov_epi8(!((1u64 << (64 - t)) - 1), v);
+        b1 = _mm512_add_epi64(b1, v);
+        a1 = _mm512_add_epi64(a1, _mm512_srli_epi64::<32>(v));
     }
     let (b, a) = (_mm512_add_epi64(b0, b1), _mm512_add_epi64(a0, a1));
     let lane = _mm512_add_epi64(_mm512_sub_epi64(b, _mm512_slli_epi64::<32>(a)), a);
@@ -383,8 +400,9 @@ fn bench_sum_interleaved(_c: &mut Criterion) {
 
 /// One copy table: `copy_from_slice` first (ratios are "x memcpy"), then the
 /// fused copy, copy-then-sum, the sum alone and, with AVX-512, the least a
-/// fused kernel of ours' shape does ([`fused_limit_avx512`]); each copy writes
-/// its own destination buffer at the same offsets.
+/// fused kernel of ours' shape does ([`fused_limit_avx512`]: the whole
+/// vectors, then every byte); each copy writes its own destination buffer at
+/// the same offsets.
 fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
     if !interleave::selected(title) {
         return;
@@ -412,11 +430,16 @@ fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
         }),
     ];
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx512f") {
+    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
         let mut d4 = PageBuf::new(len, dst_off, 5);
         cases.push(Case::new("limit_fused_whole_vectors", move || {
-            // SAFETY: AVX-512F was detected just above.
-            black_box(unsafe { fused_limit_avx512(black_box(s), d4.get_mut()) });
+            // SAFETY: AVX-512F and BW were detected just above.
+            black_box(unsafe { fused_limit_avx512::<false>(black_box(s), d4.get_mut()) });
+        }));
+        let mut d5 = PageBuf::new(len, dst_off, 6);
+        cases.push(Case::new("limit_fused_every_byte", move || {
+            // SAFETY: as above.
+            black_box(unsafe { fused_limit_avx512::<true>(black_box(s), d5.get_mut()) });
         }));
     }
     let budget = if len > 4096 { 1_000_000.0 } else { 200_000.0 };
