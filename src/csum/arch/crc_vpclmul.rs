@@ -17,14 +17,17 @@
 
 use core::arch::x86_64::{
     __m512i, _mm_clmulepi64_si128, _mm_crc32_u64, _mm_cvtsi32_si128, _mm_cvtsi64_si128,
-    _mm_cvtsi128_si64, _mm_xor_si128, _mm512_broadcast_i32x4, _mm512_clmulepi64_epi128,
-    _mm512_extracti32x4_epi32, _mm512_loadu_si512, _mm512_ternarylogic_epi64, _mm512_xor_si512,
-    _mm512_zextsi128_si512,
+    _mm_cvtsi128_si64, _mm_xor_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
+    _mm256_xor_si256, _mm512_broadcast_i32x4, _mm512_castsi512_si256, _mm512_clmulepi64_epi128,
+    _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_ternarylogic_epi64,
+    _mm512_set_epi64, _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512,
 };
 
 use crate::csum::crc::x_pow;
 
-use super::crc_pclmul::{K128, K512, K2048, consts, finish, fold, fold_update as fold_update_128};
+use super::crc_pclmul::{
+    K128, K256, K384, K512, K1024, K1536, K2048, consts, finish, fold_update as fold_update_128,
+};
 use super::crc_sse42;
 
 /// Shortest buffer folded with 512-bit vectors; shorter ones run one `crc32`
@@ -104,30 +107,50 @@ fn shift_clmul(r: u32, k: u32) -> u64 {
 }
 
 /// Folds 4-vector state `z` into one 128-bit value and finishes over `rest`.
+/// The window of four vectors moves on over the whole vectors of `rest` (each
+/// folds the oldest, 256 bytes back); then each vector and each 128-bit lane
+/// moves to the end by its own distance, all at once, and the products are
+/// XORed.
+/// Why: one carry-less multiply deep instead of a chain of six to nine:
+/// 576 B 7-11% and 1500 B 5-11% faster, 256 B 2-6% slower (Intel Xeon).
 #[inline]
 #[target_feature(enable = "sse4.2,pclmulqdq,avx512f,vpclmulqdq")]
 fn reduce(z: [__m512i; 4], rest: &[u8]) -> u32 {
-    let k512 = _mm512_broadcast_i32x4(consts(K512));
-    let k128 = consts(K128);
-    let mut acc = z[0];
-    for zi in &z[1..] {
-        acc = fold_xor(acc, k512, *zi);
-    }
+    let k2048 = _mm512_broadcast_i32x4(consts(K2048));
     let mut c64 = rest.chunks_exact(64);
+    let [mut z0, mut z1, mut z2, mut z3] = z;
     for c in &mut c64 {
-        acc = fold_xor(acc, k512, load(arr64(c)));
+        (z0, z1, z2, z3) = (z1, z2, z3, fold_xor(z0, k2048, load(arr64(c))));
     }
-    let lanes = [
-        _mm512_extracti32x4_epi32::<0>(acc),
-        _mm512_extracti32x4_epi32::<1>(acc),
-        _mm512_extracti32x4_epi32::<2>(acc),
-        _mm512_extracti32x4_epi32::<3>(acc),
-    ];
-    let mut x = lanes[0];
-    for l in &lanes[1..] {
-        x = _mm_xor_si128(fold(x, k128), *l);
-    }
+    let acc = join4(z0, z1, z2, z3);
+    // Lanes 0, 1 and 2 move by 48, 32 and 16 bytes (`0x66`: the two
+    // products XORed); lane 3, masked off, stays. Then the four are XORed.
+    let [k384, k256, k128] = [K384, K256, K128];
+    let k = _mm512_set_epi64(0, 0, k128.1, k128.0, k256.1, k256.0, k384.1, k384.0);
+    let moved = _mm512_mask_ternarylogic_epi64::<0x66>(
+        acc,
+        0x3F,
+        _mm512_clmulepi64_epi128::<0x00>(acc, k),
+        _mm512_clmulepi64_epi128::<0x11>(acc, k),
+    );
+    let half = _mm256_xor_si256(
+        _mm512_castsi512_si256(moved),
+        _mm512_extracti64x4_epi64::<1>(moved),
+    );
+    let x = _mm_xor_si128(
+        _mm256_castsi256_si128(half),
+        _mm256_extracti128_si256::<1>(half),
+    );
     finish(x, c64.remainder())
+}
+
+/// Four consecutive vectors folded into the last: each multiplied by its
+/// distance to it in one step, the products XORed.
+#[inline]
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn join4(a: __m512i, b: __m512i, c: __m512i, d: __m512i) -> __m512i {
+    let k = |d| _mm512_broadcast_i32x4(consts(d));
+    fold_xor(a, k(K1536), fold_xor(b, k(K1024), fold_xor(c, k(K512), d)))
 }
 
 /// One hybrid chunk of exactly [`HY_CHUNK`] bytes (see the module docs).
