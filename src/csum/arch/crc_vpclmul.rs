@@ -149,7 +149,7 @@ fn reduce(z: [__m512i; 4], rest: &[u8]) -> u32 {
 #[inline]
 #[target_feature(enable = "avx512f,vpclmulqdq")]
 fn join4(a: __m512i, b: __m512i, c: __m512i, d: __m512i) -> __m512i {
-    let k = |d| _mm512_broadcast_i32x4(consts(d));
+    let k = |dist| _mm512_broadcast_i32x4(consts(dist));
     fold_xor(a, k(K1536), fold_xor(b, k(K1024), fold_xor(c, k(K512), d)))
 }
 
