@@ -18,5 +18,6 @@ lane_kernels!(
     slli: _mm256_slli_epi64,
     srli: _mm256_srli_epi64,
     storeu: _mm256_storeu_si256,
-    sub: _mm256_sub_epi64
+    sub: _mm256_sub_epi64,
+    reg: ymm_reg
 );

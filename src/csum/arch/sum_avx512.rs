@@ -372,6 +372,26 @@ whole_slice_sum!(
     PIECE_DP
 );
 
+/// `v` unchanged, passed through an empty `asm!` block LLVM cannot see into.
+/// Why: stores of the very vectors a loop loads are what LLVM's loop-idiom
+/// pass turns into a `memcpy` call, leaving a second pass that only sums;
+/// it did so to these copies after unrelated changes elsewhere in the crate
+/// (1500 B 1.3-1.4x the time, `docs/perf/csum.md`, session 12).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn opaque(mut v: __m512i) -> __m512i {
+    // SAFETY: the template is a comment: no instruction, no memory access,
+    // no flags; `v` stays in its register.
+    unsafe {
+        core::arch::asm!(
+            "/* {v} */",
+            v = inout(zmm_reg) v,
+            options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+    v
+}
+
 /// Loads `N` vectors from vector `k` of `s` on, then stores them from vector
 /// `k` of `d` on; returns them.
 ///
@@ -385,7 +405,7 @@ unsafe fn copy_vecs<const N: usize>(s: *const u8, d: *mut u8, k: usize) -> [__m5
     // `loadu`/`storeu` need no alignment.
     unsafe {
         let vs: [__m512i; N] =
-            core::array::from_fn(|i| _mm512_loadu_si512(s.add(V * (k + i)).cast()));
+            core::array::from_fn(|i| opaque(_mm512_loadu_si512(s.add(V * (k + i)).cast())));
         for (i, v) in vs.iter().enumerate() {
             _mm512_storeu_si512(d.add(V * (k + i)).cast(), *v);
         }

@@ -10,13 +10,13 @@
 
 /// Expands to the kernels `sum` and `copy` (and their helpers) for one vector
 /// type: `$feature` the `target_feature`, `$vec` the vector type, `$width` its
-/// bytes, then the u64-lane intrinsics it needs.
+/// bytes, then the u64-lane intrinsics it needs and its `asm!` register class.
 macro_rules! lane_kernels {
     (
         $feature:literal, $vec:ty, $width:literal,
         add: $add:ident, and: $and:ident, loadu: $loadu:ident, set1: $set1:ident,
         setzero: $setzero:ident, slli: $slli:ident, srli: $srli:ident,
-        storeu: $storeu:ident, sub: $sub:ident
+        storeu: $storeu:ident, sub: $sub:ident, reg: $reg:ident
     ) => {
         use crate::csum::scalar::{self, fold64};
 
@@ -61,6 +61,24 @@ macro_rules! lane_kernels {
         fn store(d: &mut [u8; V], v: $vec) {
             // SAFETY: `d` is V writable bytes; `storeu` has no alignment requirement.
             unsafe { $storeu(d.as_mut_ptr().cast(), v) }
+        }
+
+        /// `v` unchanged, through an empty `asm!` block LLVM cannot see into
+        /// (why: `sum_avx512::opaque`; here LLVM had turned the copy's last
+        /// vectors into a `memcpy` call and a second pass).
+        #[inline]
+        #[target_feature(enable = $feature)]
+        fn opaque(mut v: $vec) -> $vec {
+            // SAFETY: the template is a comment: no instruction, no memory
+            // access, no flags; `v` stays in its register.
+            unsafe {
+                core::arch::asm!(
+                    "/* {v} */",
+                    v = inout($reg) v,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            v
         }
 
         /// `(x & 0xFFFF_FFFF) + (x >> 32)` per lane: `< 2^33`, zero only for zero.
@@ -150,8 +168,8 @@ macro_rules! lane_kernels {
             let mut s = src.chunks_exact(4 * V);
             let mut d = dst.chunks_exact_mut(4 * V);
             for (sb, db) in (&mut s).zip(&mut d) {
-                let (v0, v1) = (load(arr(&sb[..V])), load(arr(&sb[V..2 * V])));
-                let (v2, v3) = (load(arr(&sb[2 * V..3 * V])), load(arr(&sb[3 * V..])));
+                let (v0, v1) = (opaque(load(arr(&sb[..V]))), opaque(load(arr(&sb[V..2 * V]))));
+                let (v2, v3) = (opaque(load(arr(&sb[2 * V..3 * V]))), opaque(load(arr(&sb[3 * V..]))));
                 let (d01, d23) = db.split_at_mut(2 * V);
                 let (d0, d1) = d01.split_at_mut(V);
                 let (d2, d3) = d23.split_at_mut(V);
@@ -168,7 +186,7 @@ macro_rules! lane_kernels {
             let rs = s.remainder().chunks_exact(V);
             let rd = d.into_remainder().chunks_exact_mut(V);
             for (sc, dc) in rs.zip(rd) {
-                let v = load(arr(sc));
+                let v = opaque(load(arr(sc)));
                 if let Some(dc) = dc.first_chunk_mut::<V>() {
                     store(dc, v);
                 }

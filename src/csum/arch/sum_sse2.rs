@@ -17,5 +17,6 @@ lane_kernels!(
     slli: _mm_slli_epi64,
     srli: _mm_srli_epi64,
     storeu: _mm_storeu_si128,
-    sub: _mm_sub_epi64
+    sub: _mm_sub_epi64,
+    reg: xmm_reg
 );
