@@ -108,7 +108,8 @@ fn fused_limit_avx512<const TAIL: bool>(src: &[u8], dst: &mut [u8]) -> u64 {
     use std::arch::x86_64::*;
     let z = _mm512_setzero_si512();
     let (mut b0, mut a0, mut b1, mut a1) = (z, z, z, z);
-    let n = src.len().min(dst.len()) / 64;
+    let len = src.len().min(dst.len());
+    let n = len / 64;
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     let mut j = 0;
     while j + 2 <= n {
@@ -138,7 +139,7 @@ fn fused_limit_avx512<const TAIL: bool>(src: &[u8], dst: &mut [u8]) -> u64 {
         b0 = _mm512_add_epi64(b0, v);
         a0 = _mm512_add_epi64(a0, _mm512_srli_epi64::<32>(v));
     }
-    let t = src.len().min(dst.len()) - 64 * n;
+    let t = len - 64 * n;
     if TAIL && t > 0 && n > 0 {
         let at = 64 * n + t - 64;
         // SAFETY: bytes `at..at + 64` end at the slices' common length and

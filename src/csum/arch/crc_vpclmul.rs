@@ -125,8 +125,7 @@ fn reduce(z: [__m512i; 4], rest: &[u8]) -> u32 {
     let acc = join4(z0, z1, z2, z3);
     // Lanes 0, 1 and 2 move by 48, 32 and 16 bytes (`0x66`: the two
     // products XORed); lane 3, masked off, stays. Then the four are XORed.
-    let [k384, k256, k128] = [K384, K256, K128];
-    let k = _mm512_set_epi64(0, 0, k128.1, k128.0, k256.1, k256.0, k384.1, k384.0);
+    let k = _mm512_set_epi64(0, 0, K128.1, K128.0, K256.1, K256.0, K384.1, K384.0);
     let moved = _mm512_mask_ternarylogic_epi64::<0x66>(
         acc,
         0x3F,

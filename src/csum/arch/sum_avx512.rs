@@ -323,6 +323,17 @@ fn to_body_grid(v: __m512i, h: usize) -> __m512i {
     _mm512_rorv_epi32(v, _mm512_set1_epi32(8 * (h & 3) as i32))
 }
 
+/// The last `t < 64` bytes of a copy from `last`, its final 64 bytes, in the
+/// word grid of a body whose vectors end `t` bytes before the end: `last`
+/// starts `t - 64` bytes after a body vector boundary, so its grid is
+/// `t mod 4` bytes off. Zeros elsewhere.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn tail_in_body_grid(last: __m512i, t: usize) -> __m512i {
+    let tail = _mm512_maskz_mov_epi8(!mask(V - t), last);
+    _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32))
+}
+
 /// The whole-slice sum of one accumulator scheme: the head up to a 64-byte
 /// boundary loaded in the body's word grid ([`load_head_in_line`]), the body
 /// in pieces, the sum rotated back into the data's grid.
@@ -551,10 +562,7 @@ unsafe fn copy_from_aligned(src: &[u8], dst: &mut [u8], len: usize) -> u64 {
     let t = len - n * V;
     // SAFETY: `len >= 64`: the last 64 bytes lie inside both slices.
     let tv = unsafe { _mm512_loadu_si512(src.as_ptr().add(len - V).cast()) };
-    // The tail's bytes are the last vector's top `t`, `t mod 4` bytes off
-    // the body's word grid.
-    let tail = _mm512_maskz_mov_epi8(!mask(V - t), tv);
-    let tail = _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32));
+    let tail = tail_in_body_grid(tv, t);
     // SAFETY: the `n` vectors end at `64n <= len` in both slices.
     let body = unsafe {
         copy_body(
@@ -593,10 +601,7 @@ pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
     let t = len - h - body_len;
     // Head bytes [0, h) in the data's grid, moved into the body's grid.
     let mut extra = to_body_grid(_mm512_maskz_mov_epi8(mask(h), hv), h);
-    // Tail bytes [len - t, len): the last vector starts at `len - 64`, `t - 64`
-    // bytes after a body vector boundary, so its grid is `t mod 4` bytes off.
-    let tail = _mm512_maskz_mov_epi8(!mask(V - t), tv);
-    let mut tail = _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32));
+    let mut tail = tail_in_body_grid(tv, t);
     let mut body_sum = 0u64;
     let mut at = h;
     loop {
