@@ -66,12 +66,26 @@ pub use types::{Sum16, Wsum};
 /// [`Level`]; all levels give the same `Wsum`.
 #[inline(always)]
 pub fn partial(data: &[u8], init: Wsum) -> Wsum {
+    partial_with(data, init, sum_long)
+}
+
+/// [`partial`] of a buffer that comes from beyond L2, such as a frame a
+/// device just wrote: the same sum, never with the VNNI body
+/// (`arch::sum_cold` says why).
+#[inline(always)]
+pub(crate) fn partial_cold(data: &[u8], init: Wsum) -> Wsum {
+    partial_with(data, init, sum_long_cold)
+}
+
+/// [`partial`] with `long` summing slices above `scalar::SMALL` bytes.
+#[inline(always)]
+fn partial_with(data: &[u8], init: Wsum, long: fn(&[u8]) -> u64) -> Wsum {
     if data.len() <= scalar::SMALL {
         // `init` joins the carry chain: `fold64` of any sum with the raw-sum
         // invariant is the same unique representative (see `scalar::fold64`).
         return Wsum::new(scalar::fold64(sum_short(data, init.get() as u64)));
     }
-    scalar::raw_to_wsum(sum_long(data), init)
+    scalar::raw_to_wsum(long(data), init)
 }
 
 /// The raw short-path sum of `data` (at most `scalar::SMALL` bytes) plus `init`.
@@ -100,6 +114,12 @@ fn sum_short(data: &[u8], init: u64) -> u64 {
 #[inline(never)]
 fn sum_long(data: &[u8]) -> u64 {
     arch::sum(data)
+}
+
+/// [`sum_long`] for [`partial_cold`].
+#[inline(never)]
+fn sum_long_cold(data: &[u8]) -> u64 {
+    arch::sum_cold(data)
 }
 
 /// [`partial`] with one given kernel level (for tests and benchmarks that

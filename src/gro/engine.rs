@@ -1570,7 +1570,7 @@ fn tcp6_sum_ok(frame: &[u8]) -> Option<u64> {
     };
     let data = frame.get(l4..)?;
     let ps = parse::pseudo(frame, at, ipproto::TCP, data.len() as u32);
-    crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO)))
+    crate::csum::fold(ps.add(crate::csum::partial_cold(data, Wsum::ZERO)))
         .is_zero()
         .then_some(data.len() as u64)
 }
@@ -1583,7 +1583,8 @@ fn vxlan4_sum_ok(frame: &[u8]) -> Option<u64> {
 
 /// Software check of the TCP checksum after the option-less IPv4 header at
 /// `ip` of a fixed-layout frame: the bytes summed, or `None` when it is bad
-/// (the general path then names it).
+/// (the general path then names it). The frame is cold (from the device), so
+/// it is summed as such (`csum::partial_cold`).
 #[inline(always)]
 fn tcp_sum_ok(frame: &[u8], ip: usize) -> Option<u64> {
     let l4 = ip + ipv4::MIN_HEADER_LEN;
@@ -1594,7 +1595,7 @@ fn tcp_sum_ok(frame: &[u8], ip: usize) -> Option<u64> {
     };
     let data = frame.get(l4..)?;
     let ps = parse::pseudo(frame, at, ipproto::TCP, data.len() as u32);
-    crate::csum::fold(ps.add(crate::csum::partial(data, Wsum::ZERO)))
+    crate::csum::fold(ps.add(crate::csum::partial_cold(data, Wsum::ZERO)))
         .is_zero()
         .then_some(data.len() as u64)
 }

@@ -234,12 +234,13 @@ pub(crate) fn set_crc_level(level: CrcLevel) -> Result<CrcLevel, Unsupported> {
 /// ([`sum_below_avx512`]): a `match` of every level compiles to a jump table,
 /// whose indirect branch measured about 1 ns per call (`docs/perf/csum.md`).
 /// Slices of at most `scalar::SMALL` bytes are the caller's ([`sum_at`]
-/// sends them to [`sum_small`]; `partial` never passes them).
+/// sends them to [`sum_small`]; `partial` never passes them). `VNNI`: long
+/// slices may take the VNNI body ([`sum_cold`] says why not always).
 #[inline]
-fn sum_checked(level: Level, data: &[u8]) -> u64 {
+fn sum_checked<const VNNI: bool>(level: Level, data: &[u8]) -> u64 {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if level == Level::Avx512 {
-        return if data.len() >= sum_avx512::DP_FROM && sum_vnni() {
+        return if VNNI && data.len() >= sum_avx512::DP_FROM && sum_vnni() {
             // SAFETY: `level` is <= the detected level, so this CPU has
             // AVX-512F+BW and the OS saves opmask and ZMM state; `sum_vnni` is
             // true only when CPUID also reports AVX-512 VNNI.
@@ -363,16 +364,29 @@ pub(crate) fn prefetch_head(data: &[u8]) {
 #[inline]
 pub(crate) fn sum(data: &[u8]) -> u64 {
     match Level::from_u8(SUM_LEVEL.load(Ordering::Relaxed)) {
-        Some(level) => sum_checked(level, data),
-        None => sum_first_use(data),
+        Some(level) => sum_checked::<true>(level, data),
+        None => sum_first_use::<true>(data),
+    }
+}
+
+/// [`sum`] of data that comes from beyond L2 (a frame a device just wrote):
+/// the AVX-512 level never takes the VNNI body.
+/// Why: VNNI sums L1-resident data faster (1500 B 11.9 against 12.9 ns) but
+/// cold frames slower (GRO `verify` floor 60.9 against 55.9 ns per frame,
+/// the engine 2-3%; `docs/perf/gro-hot-path.md`, session 13).
+#[inline]
+pub(crate) fn sum_cold(data: &[u8]) -> u64 {
+    match Level::from_u8(SUM_LEVEL.load(Ordering::Relaxed)) {
+        Some(level) => sum_checked::<false>(level, data),
+        None => sum_first_use::<false>(data),
     }
 }
 
 /// [`sum`] before any level is active: detects it, then sums.
 #[cold]
 #[inline(never)]
-fn sum_first_use(data: &[u8]) -> u64 {
-    sum_checked(first_sum_level(), data)
+fn sum_first_use<const VNNI: bool>(data: &[u8]) -> u64 {
+    sum_checked::<VNNI>(first_sum_level(), data)
 }
 
 /// Raw sum at `level`, or why not.
@@ -383,7 +397,7 @@ pub(crate) fn sum_at(level: Level, data: &[u8]) -> Result<u64, Unsupported> {
         // `partial` runs too, so the level sweeps check it against scalar).
         return Ok(sum_small(data, 0));
     }
-    Ok(sum_checked(level, data))
+    Ok(sum_checked::<true>(level, data))
 }
 
 /// Fused copy+sum with the active level. Lengths must be equal (checked by
@@ -507,8 +521,8 @@ mod tests {
         }
     }
 
-    /// The AVX-512 sum with and without the VNNI accumulators against the
-    /// scalar sum: every length to 2200 bytes at every offset within a
+    /// The AVX-512 sum with and without the VNNI accumulators, and the cold
+    /// route ([`sum_cold`]), against the scalar sum: every length to 2200 bytes at every offset within a
     /// 64-byte line, and lengths around one and two VNNI pieces, on varied
     /// bytes and on all-ones (the largest carries); zero only for zero.
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
@@ -535,9 +549,10 @@ mod tests {
                 [
                     Some(sum_avx512::sum(d)),
                     vnni.then(|| sum_avx512::sum_vnni(d)),
+                    Some(sum_cold(d)),
                 ]
             };
-            for (kernel, raw) in ["avx512", "vnni"].into_iter().zip(sums) {
+            for (kernel, raw) in ["avx512", "vnni", "cold"].into_iter().zip(sums) {
                 let Some(raw) = raw else { continue };
                 assert_eq!(scalar::fold64(raw), want, "{kernel} {what} len {}", d.len());
                 assert_eq!(raw == 0, zero, "{kernel} {what} len {}", d.len());
