@@ -268,7 +268,8 @@ fn time_pass(r: &Replay, ms: f64, pass: impl Fn(&[&[u8]]) -> u64) -> f64 {
 /// The least any engine does per frame in this layout, timed as ours is:
 /// the two header lines of every frame read (hinted six frames ahead, as
 /// `receive_burst` does), and with `sum` every frame summed whole (the next
-/// one hinted), as `verify` needs. No GRO: a lower bound for both engines,
+/// one hinted) with the sum ours verifies with (`csum::partial_cold`), as
+/// `verify` needs. No GRO: a lower bound for both engines,
 /// which bounds the ratio any engine can reach against the peer.
 #[inline(never)]
 fn floor_pass(frames: &[&[u8]], sum: bool) -> u64 {
@@ -279,7 +280,7 @@ fn floor_pass(frames: &[&[u8]], sum: bool) -> u64 {
             if let Some(next) = frames.get(i + 1) {
                 csum::prefetch(next);
             }
-            acc += u64::from(csum::partial(f, Wsum::ZERO).get());
+            acc += u64::from(csum::partial_cold(f, Wsum::ZERO).get());
         } else {
             acc += u64::from(f[0]) + u64::from(f.get(64).copied().unwrap_or(0));
         }

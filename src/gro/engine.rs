@@ -1584,7 +1584,7 @@ fn vxlan4_sum_ok(frame: &[u8]) -> Option<u64> {
 /// Software check of the TCP checksum after the option-less IPv4 header at
 /// `ip` of a fixed-layout frame: the bytes summed, or `None` when it is bad
 /// (the general path then names it). The frame is cold (from the device), so
-/// it is summed as such (`csum::partial_cold`).
+/// it is summed as such ([`csum::partial_cold`](crate::csum::partial_cold)).
 #[inline(always)]
 fn tcp_sum_ok(frame: &[u8], ip: usize) -> Option<u64> {
     let l4 = ip + ipv4::MIN_HEADER_LEN;

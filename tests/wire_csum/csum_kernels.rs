@@ -251,3 +251,26 @@ fn dispatched_partial_equals_scalar_for_short_lengths() {
         }
     }
 }
+
+#[test]
+fn partial_cold_equals_partial() {
+    // The same `Wsum` as `partial`, bit for bit, on both sides of the short
+    // path and of the VNNI threshold, at offsets a frame's headers give.
+    let mut rng = Rng(13);
+    let buf = rng.bytes(2200 + 64);
+    let ones = [0xFFu8; 2200 + 64];
+    for data_buf in [&buf[..], &ones[..]] {
+        for off in [0, 1, 2, 3, 14, 34, 63] {
+            for len in 0..=2200 {
+                let data = &data_buf[off..off + len];
+                for init in [Wsum::ZERO, Wsum::new(u32::MAX), rng.init()] {
+                    assert_eq!(
+                        csum::partial_cold(data, init),
+                        csum::partial(data, init),
+                        "off {off} len {len} init {init:?}"
+                    );
+                }
+            }
+        }
+    }
+}
