@@ -60,12 +60,21 @@ pub(crate) const fn raw_to_wsum(raw: u64, init: Wsum) -> Wsum {
 
 /// Raw sum of the trailing `< 8` bytes (host word order; an odd last byte is
 /// the low byte of a word on little-endian hosts, as in Linux).
+/// The bytes move in pieces of 4, 2 and 1 by the length's bits: a copy of a
+/// run-time length compiled to a `memcpy` call, 0.5-1.7 ns of a sum with a
+/// tail at the scalar, SSE2 and AVX2 levels (`docs/perf/csum.md`, session 13).
 #[inline]
 pub(crate) fn tail_sum(tail: &[u8]) -> u64 {
     let mut buf = [0u8; 8];
-    let n = tail.len().min(8);
-    if let (Some(dst), Some(src)) = (buf.get_mut(..n), tail.get(..n)) {
-        dst.copy_from_slice(src);
+    let mut at = 0;
+    for piece in [4, 2, 1] {
+        if tail.len() & piece != 0 {
+            let to = at + piece;
+            if let (Some(dst), Some(src)) = (buf.get_mut(at..to), tail.get(at..to)) {
+                dst.copy_from_slice(src);
+            }
+            at = to;
+        }
     }
     let w = u64::from_ne_bytes(buf);
     (w & 0xFFFF_FFFF) + (w >> 32)
