@@ -66,7 +66,7 @@ pub use types::{Sum16, Wsum};
 /// [`Level`]; all levels give the same `Wsum`.
 #[inline(always)]
 pub fn partial(data: &[u8], init: Wsum) -> Wsum {
-    partial_with(data, init, sum_long)
+    partial_with::<true>(data, init)
 }
 
 /// [`partial`] of a buffer that comes from beyond L2, such as a frame a
@@ -76,18 +76,18 @@ pub fn partial(data: &[u8], init: Wsum) -> Wsum {
 /// `docs/perf/gro-hot-path.md`, session 13).
 #[inline(always)]
 pub fn partial_cold(data: &[u8], init: Wsum) -> Wsum {
-    partial_with(data, init, sum_long_cold)
+    partial_with::<false>(data, init)
 }
 
-/// [`partial`] with `long` summing slices above `scalar::SMALL` bytes.
+/// [`partial`], the VNNI body allowed for long slices when `VNNI`.
 #[inline(always)]
-fn partial_with(data: &[u8], init: Wsum, long: fn(&[u8]) -> u64) -> Wsum {
+fn partial_with<const VNNI: bool>(data: &[u8], init: Wsum) -> Wsum {
     if data.len() <= scalar::SMALL {
         // `init` joins the carry chain: `fold64` of any sum with the raw-sum
         // invariant is the same unique representative (see `scalar::fold64`).
         return Wsum::new(scalar::fold64(sum_short(data, init.get() as u64)));
     }
-    scalar::raw_to_wsum(long(data), init)
+    scalar::raw_to_wsum(sum_long::<VNNI>(data), init)
 }
 
 /// The raw short-path sum of `data` (at most `scalar::SMALL` bytes) plus `init`.
@@ -114,14 +114,8 @@ fn sum_short(data: &[u8], init: u64) -> u64 {
 /// without the long path's register saves. Without `init` (added by the
 /// caller) it needs no frame of its own and ends in a jump to the kernel.
 #[inline(never)]
-fn sum_long(data: &[u8]) -> u64 {
-    arch::sum(data)
-}
-
-/// [`sum_long`] for [`partial_cold`].
-#[inline(never)]
-fn sum_long_cold(data: &[u8]) -> u64 {
-    arch::sum_cold(data)
+fn sum_long<const VNNI: bool>(data: &[u8]) -> u64 {
+    arch::sum::<VNNI>(data)
 }
 
 /// [`partial`] with one given kernel level (for tests and benchmarks that

@@ -228,49 +228,63 @@ proptest! {
     }
 }
 
-#[test]
-fn dispatched_partial_equals_scalar_for_short_lengths() {
-    // `partial` takes a carry-chain fast path for short data (with `init`
-    // inside the chain): it must give the scalar level's `Wsum` bit for bit.
-    let mut rng = Rng(11);
-    let buf = rng.bytes(256 + 64);
-    let ones = [0xFFu8; 256 + 64];
+/// Calls `check` with every slice of `rng`'s bytes and of all-ones bytes at
+/// each of `offsets` and every length to `max`, and three `init`s each (zero,
+/// all-ones, random); the last argument names the case.
+fn each_slice_and_init(
+    rng: &mut Rng,
+    max: usize,
+    offsets: impl IntoIterator<Item = usize> + Clone,
+    mut check: impl FnMut(&[u8], Wsum, Case),
+) {
+    let buf = rng.bytes(max + 64);
+    let ones = vec![0xFFu8; max + 64];
     for data_buf in [&buf[..], &ones[..]] {
-        for off in 0..64 {
-            for len in 0..=256 {
+        for off in offsets.clone() {
+            for len in 0..=max {
                 let data = &data_buf[off..off + len];
                 for init in [Wsum::ZERO, Wsum::new(u32::MAX), rng.init()] {
-                    let want = csum::partial_at(Level::Scalar, data, init).unwrap();
-                    assert_eq!(
-                        csum::partial(data, init),
-                        want,
-                        "off {off} len {len} init {init:?}"
-                    );
+                    check(data, init, Case { off, len, init });
                 }
             }
         }
     }
 }
 
+/// Where a slice of [`each_slice_and_init`] starts, its length and `init`,
+/// for assertion messages (formatted only when one fails).
+struct Case {
+    off: usize,
+    len: usize,
+    init: Wsum,
+}
+
+impl std::fmt::Display for Case {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "off {} len {} init {:?}", self.off, self.len, self.init)
+    }
+}
+
+#[test]
+fn dispatched_partial_equals_scalar_for_short_lengths() {
+    // `partial` takes a carry-chain fast path for short data (with `init`
+    // inside the chain): it must give the scalar level's `Wsum` bit for bit.
+    each_slice_and_init(&mut Rng(11), 256, 0..64, |data, init, case| {
+        let want = csum::partial_at(Level::Scalar, data, init).unwrap();
+        assert_eq!(csum::partial(data, init), want, "{case}");
+    });
+}
+
 #[test]
 fn partial_cold_equals_partial() {
     // The same `Wsum` as `partial`, bit for bit, on both sides of the short
     // path and of the VNNI threshold, at offsets a frame's headers give.
-    let mut rng = Rng(13);
-    let buf = rng.bytes(2200 + 64);
-    let ones = [0xFFu8; 2200 + 64];
-    for data_buf in [&buf[..], &ones[..]] {
-        for off in [0, 1, 2, 3, 14, 34, 63] {
-            for len in 0..=2200 {
-                let data = &data_buf[off..off + len];
-                for init in [Wsum::ZERO, Wsum::new(u32::MAX), rng.init()] {
-                    assert_eq!(
-                        csum::partial_cold(data, init),
-                        csum::partial(data, init),
-                        "off {off} len {len} init {init:?}"
-                    );
-                }
-            }
-        }
-    }
+    let offsets = [0, 1, 2, 3, 14, 34, 63];
+    each_slice_and_init(&mut Rng(13), 2200, offsets, |data, init, case| {
+        assert_eq!(
+            csum::partial_cold(data, init),
+            csum::partial(data, init),
+            "{case}"
+        );
+    });
 }

@@ -235,7 +235,7 @@ pub(crate) fn set_crc_level(level: CrcLevel) -> Result<CrcLevel, Unsupported> {
 /// whose indirect branch measured about 1 ns per call (`docs/perf/csum.md`).
 /// Slices of at most `scalar::SMALL` bytes are the caller's ([`sum_at`]
 /// sends them to [`sum_small`]; `partial` never passes them). `VNNI`: long
-/// slices may take the VNNI body ([`sum_cold`] says why not always).
+/// slices may take the VNNI body ([`sum`] says why not always).
 #[inline]
 fn sum_checked<const VNNI: bool>(level: Level, data: &[u8]) -> u64 {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
@@ -360,25 +360,16 @@ pub(crate) fn prefetch_head(data: &[u8]) {
 /// Raw sum with the active level (`partial` sends only slices longer than
 /// `scalar::SMALL` here; shorter ones are summed right, only slower). The
 /// first use goes out of line whole, so the cached path saves no registers
-/// and ends in a jump to the kernel.
+/// and ends in a jump to the kernel. `VNNI` false for data that comes from
+/// beyond L2 (a frame a device just wrote): the AVX-512 level then never
+/// takes the VNNI body, which sums L1-resident data faster (1500 B 11.9
+/// against 12.9 ns) but cold frames slower (GRO `verify` floor 60.9 against
+/// 55.9 ns per frame; `docs/perf/gro-hot-path.md`, session 13).
 #[inline]
-pub(crate) fn sum(data: &[u8]) -> u64 {
+pub(crate) fn sum<const VNNI: bool>(data: &[u8]) -> u64 {
     match Level::from_u8(SUM_LEVEL.load(Ordering::Relaxed)) {
-        Some(level) => sum_checked::<true>(level, data),
-        None => sum_first_use::<true>(data),
-    }
-}
-
-/// [`sum`] of data that comes from beyond L2 (a frame a device just wrote):
-/// the AVX-512 level never takes the VNNI body.
-/// Why: VNNI sums L1-resident data faster (1500 B 11.9 against 12.9 ns) but
-/// cold frames slower (GRO `verify` floor 60.9 against 55.9 ns per frame,
-/// the engine 2-3%; `docs/perf/gro-hot-path.md`, session 13).
-#[inline]
-pub(crate) fn sum_cold(data: &[u8]) -> u64 {
-    match Level::from_u8(SUM_LEVEL.load(Ordering::Relaxed)) {
-        Some(level) => sum_checked::<false>(level, data),
-        None => sum_first_use::<false>(data),
+        Some(level) => sum_checked::<VNNI>(level, data),
+        None => sum_first_use::<VNNI>(data),
     }
 }
 
@@ -522,8 +513,8 @@ mod tests {
     }
 
     /// The AVX-512 sum with and without the VNNI accumulators, and the cold
-    /// route ([`sum_cold`]), against the scalar sum: every length to 2200 bytes at every offset within a
-    /// 64-byte line, and lengths around one and two VNNI pieces, on varied
+    /// route (`sum::<false>`), against the scalar sum: every length to 2200
+    /// bytes at every offset within a 64-byte line, and lengths around one and two VNNI pieces, on varied
     /// bytes and on all-ones (the largest carries); zero only for zero.
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     #[test]
@@ -549,7 +540,7 @@ mod tests {
                 [
                     Some(sum_avx512::sum(d)),
                     vnni.then(|| sum_avx512::sum_vnni(d)),
-                    Some(sum_cold(d)),
+                    Some(sum::<false>(d)),
                 ]
             };
             for (kernel, raw) in ["avx512", "vnni", "cold"].into_iter().zip(sums) {
