@@ -60,23 +60,26 @@ pub(crate) const fn raw_to_wsum(raw: u64, init: Wsum) -> Wsum {
 
 /// Raw sum of the trailing `< 8` bytes (host word order; an odd last byte is
 /// the low byte of a word on little-endian hosts, as in Linux).
-/// The bytes move in pieces of 4, 2 and 1 by the length's bits: a copy of a
-/// run-time length compiled to a `memcpy` call, 0.5-1.7 ns of a sum with a
-/// tail at the scalar, SSE2 and AVX2 levels (`docs/perf/csum.md`, session 13).
+/// The bytes are loaded as 4, 2 and 1 by the length's bits and put together
+/// in a register: a copy into a stack word compiled to a `memcpy` call, and
+/// an 8-byte load of narrower stores cannot be forwarded (a stall of about 5
+/// ns per sum with a tail; `docs/perf/csum.md`, sessions 13 and 14).
 #[inline]
 pub(crate) fn tail_sum(tail: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
+    let mut le = 0u64;
     let mut at = 0;
-    for piece in [4, 2, 1] {
-        if tail.len() & piece != 0 {
-            let to = at + piece;
-            if let (Some(dst), Some(src)) = (buf.get_mut(at..to), tail.get(at..to)) {
-                dst.copy_from_slice(src);
-            }
-            at = to;
-        }
+    if let Some(c) = tail.first_chunk::<4>().filter(|_| tail.len() & 4 != 0) {
+        le = u64::from(u32::from_le_bytes(*c));
+        at = 4;
     }
-    let w = u64::from_ne_bytes(buf);
+    if let Some(c) = tail.get(at..).and_then(<[u8]>::first_chunk::<2>) {
+        le |= u64::from(u16::from_le_bytes(*c)) << (8 * at);
+        at += 2;
+    }
+    if let Some(&b) = tail.get(at) {
+        le |= u64::from(b) << (8 * at);
+    }
+    let w = u64::from_le(le);
     (w & 0xFFFF_FFFF) + (w >> 32)
 }
 

@@ -228,6 +228,11 @@ pub(crate) fn set_crc_level(level: CrcLevel) -> Result<CrcLevel, Unsupported> {
     Ok(prev)
 }
 
+/// Longest slice the SSE2 and AVX2 levels leave to [`sum_small`]: up to here
+/// its chunks beat the lane kernels' piece loop and reduction (`partial_at`
+/// at 65-128 B: 5.1-6.9 against 7.1-7.7 ns; `docs/perf/csum.md`, session 14).
+const LANE_LEVELS_SMALL_MAX: usize = 128;
+
 /// Raw sum of `data` at a level the caller has checked (`check_sum_level` or
 /// read from `SUM_LEVEL`, which only holds checked levels).
 /// The AVX-512 level is tested with one compare and the others are out of line
@@ -256,6 +261,9 @@ fn sum_checked<const VNNI: bool>(level: Level, data: &[u8]) -> u64 {
 /// [`sum_checked`] at the levels below AVX-512.
 #[inline(never)]
 fn sum_below_avx512(level: Level, data: &[u8]) -> u64 {
+    if data.len() <= LANE_LEVELS_SMALL_MAX && level != Level::Scalar {
+        return sum_small(data, 0);
+    }
     match level {
         #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
         // SAFETY: `level` is <= the detected level, so this CPU has SSE2.

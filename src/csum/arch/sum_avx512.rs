@@ -1,6 +1,6 @@
 //! AVX-512 (F+BW) ones-complement sum and fused copy+sum (64-byte vectors).
 //!
-//! Shape of `sum` (and of `copy` below 64 bytes): a masked load of the head up to the next 64-byte boundary of the
+//! Shape of `sum` above [`MID_MAX`] bytes (and of `copy` below 64 bytes): a masked load of the head up to the next 64-byte boundary of the
 //! source, aligned full vectors, a masked load of the tail. Masked loads and
 //! stores touch only the enabled bytes, so nothing outside the slices is read
 //! or written. The sum runs in the word grid of the aligned body, which starts
@@ -334,6 +334,32 @@ fn tail_in_body_grid(last: __m512i, t: usize) -> __m512i {
     _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32))
 }
 
+/// Longest slice [`sum_mid`] sums: measured, `partial` at 301-512 B took
+/// 4.7-6.3 ns this way against 5.8-7.2 with the aligned body, which wins
+/// again from about 600 B (`docs/perf/csum.md`, session 14).
+pub(super) const MID_MAX: usize = 512;
+
+/// Raw sum of `64 < data.len() <= MID_MAX` bytes in the data's own grid: its
+/// full vectors, then its last 64 bytes with the bytes already summed masked
+/// off ([`tail_in_body_grid`]); no aligned head, one accumulator.
+/// Why: for a few vectors the aligned head's masked load, the accumulator
+/// pairs and the piece loop cost more than unaligned loads do.
+/// Bound: at most five half-folded vectors, `< 2^36` per lane.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn sum_mid(data: &[u8]) -> u64 {
+    let mut acc = _mm512_setzero_si512();
+    let mut vecs = data.chunks_exact(V);
+    for c in &mut vecs {
+        acc = _mm512_add_epi64(acc, half_fold(load(arr(c))));
+    }
+    let t = vecs.remainder().len();
+    if let (true, Some(last)) = (t > 0, data.last_chunk::<V>()) {
+        acc = _mm512_add_epi64(acc, half_fold(tail_in_body_grid(load(last), t)));
+    }
+    _mm512_reduce_add_epi64(acc) as u64
+}
+
 /// The whole-slice sum of one accumulator scheme: the head up to a 64-byte
 /// boundary loaded in the body's word grid ([`load_head_in_line`]), the body
 /// in pieces, the sum rotated back into the data's grid.
@@ -346,6 +372,9 @@ macro_rules! whole_slice_sum {
             // `partial`); should one come here, the same short sum.
             if data.len() <= V {
                 return super::sum_small(data, 0);
+            }
+            if data.len() <= MID_MAX {
+                return sum_mid(data);
             }
             let (h, head) = load_head_in_line(data);
             // The head joins the first piece; each later piece adds to the
