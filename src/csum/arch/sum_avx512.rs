@@ -1,14 +1,15 @@
 //! AVX-512 (F+BW) ones-complement sum and fused copy+sum (64-byte vectors).
 //!
-//! Shape of `sum` above [`MID_MAX`] bytes (and of `copy` below 64 bytes): a masked load of the head up to the next 64-byte boundary of the
-//! source, aligned full vectors, a masked load of the tail. Masked loads and
-//! stores touch only the enabled bytes, so nothing outside the slices is read
-//! or written. The sum runs in the word grid of the aligned body, which starts
-//! `h` bytes after the data: the head is loaded from its own aligned line (its
-//! bytes land in their address's lanes, already in that grid), and since
-//! rotating a u32 word multiplies it by a power of two modulo `2^32 - 1`, the
-//! single reduced sum is rotated left by `8·(h mod 4)` bits back into the
-//! data's grid. The copies from 64 bytes up use no masked store: see
+//! Shape of `sum` above [`MID_MAX`] bytes: a masked load of the head up to
+//! the next 64-byte boundary of the source, aligned full vectors, a masked
+//! load of the tail. Masked loads touch only the enabled bytes, so nothing
+//! outside the slice is read. The sum runs in the word grid of the aligned
+//! body, which starts `h` bytes after the data: the head is loaded from its
+//! own aligned line (its bytes land in their address's lanes, already in that
+//! grid), and since rotating a u32 word multiplies it by a power of two modulo
+//! `2^32 - 1`, the single reduced sum is rotated left by `8·(h mod 4)` bits
+//! back into the data's grid. From 65 to [`MID_MAX`] bytes, [`sum_mid`]. The
+//! copies use no masked store: below 64 bytes `arch::copy_short`, above see
 //! `copy_source_aligned` and `copy`.
 //!
 //! Accumulators as in `sum_avx2`: `b += v` (wrapping u64 lanes) and
@@ -21,10 +22,10 @@
 
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi32, _mm512_add_epi64, _mm512_and_si512, _mm512_dpbusd_epi32,
-    _mm512_loadu_si512, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
-    _mm512_reduce_add_epi64, _mm512_rolv_epi32, _mm512_rorv_epi32, _mm512_set1_epi32,
-    _mm512_set1_epi64, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_slli_epi64,
-    _mm512_srli_epi64, _mm512_storeu_si512, _mm512_sub_epi32, _mm512_sub_epi64,
+    _mm512_loadu_si512, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_reduce_add_epi64,
+    _mm512_rolv_epi32, _mm512_rorv_epi32, _mm512_set1_epi32, _mm512_set1_epi64,
+    _mm512_setzero_si512, _mm512_slli_epi32, _mm512_slli_epi64, _mm512_srli_epi64,
+    _mm512_storeu_si512, _mm512_sub_epi32, _mm512_sub_epi64,
 };
 
 use crate::csum::scalar::fold64;
@@ -57,49 +58,6 @@ fn load_prefix(s: &[u8]) -> __m512i {
     unsafe { _mm512_maskz_loadu_epi8(mask(n), s.as_ptr().cast()) }
 }
 
-/// Stores the low `d.len() <= 64` bytes of `v` into `d` (nothing when `d` is
-/// empty, as [`load_prefix`] loads nothing).
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn store_prefix(d: &mut [u8], v: __m512i) {
-    let n = d.len().min(V);
-    if n == 0 {
-        return;
-    }
-    // SAFETY: the mask enables only the first `n <= d.len()` bytes; masked-off
-    // bytes are not written.
-    unsafe { _mm512_mask_storeu_epi8(d.as_mut_ptr().cast(), mask(n), v) }
-}
-
-/// True when the 64 bytes from `p` span two 4 KiB pages.
-/// Why: a masked access whose masked-off bytes lie in an unmapped page takes
-/// a microcode assist (a 20-63 B copy ending before one took 180-220 ns
-/// against 4), so a short slice whose vector would reach past its page is
-/// handled without one.
-#[inline(always)]
-fn crosses_page(p: *const u8) -> bool {
-    const PAGE: usize = 4096;
-    (p as usize & (PAGE - 1)) > PAGE - V
-}
-
-/// Copies and sums fewer than 64 bytes: one masked load and store, or a
-/// plain copy and the short sum when either vector would reach into the next
-/// page ([`crosses_page`]).
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn copy_short(src: &[u8], dst: &mut [u8]) -> u64 {
-    if crosses_page(src.as_ptr()) || crosses_page(dst.as_ptr()) {
-        let n = src.len().min(dst.len());
-        if let (Some(d), Some(s)) = (dst.get_mut(..n), src.get(..n)) {
-            d.copy_from_slice(s);
-        }
-        return super::sum_small(src, 0);
-    }
-    let v = load_prefix(src);
-    store_prefix(dst, v);
-    sum_vec(v)
-}
-
 /// Loads 64 bytes.
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -114,13 +72,6 @@ fn load(c: &[u8; V]) -> __m512i {
 fn half_fold(x: __m512i) -> __m512i {
     let m = _mm512_set1_epi64(0xFFFF_FFFF);
     _mm512_add_epi64(_mm512_and_si512(x, m), _mm512_srli_epi64::<32>(x))
-}
-
-/// Raw sum of one vector (`< 2^36`).
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn sum_vec(v: __m512i) -> u64 {
-    _mm512_reduce_add_epi64(half_fold(v)) as u64
 }
 
 /// Two accumulator pairs.
@@ -549,7 +500,7 @@ fn copy_first_last(src: &[u8], dst: &mut [u8]) -> (__m512i, __m512i) {
 pub(super) unsafe fn copy_source_aligned(src: &[u8], dst: &mut [u8]) -> u64 {
     let len = src.len().min(dst.len());
     if len < V {
-        return copy_short(src, dst);
+        return super::copy_short(src, dst);
     }
     if src.as_ptr() as usize & (V - 1) == 0 {
         // SAFETY: `64 <= len`, the shorter slice's length; the features are enabled here.
@@ -622,7 +573,7 @@ unsafe fn copy_from_aligned(src: &[u8], dst: &mut [u8], len: usize) -> u64 {
 pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
     let len = src.len().min(dst.len());
     if len < V {
-        return copy_short(src, dst);
+        return super::copy_short(src, dst);
     }
     let (hv, tv) = copy_first_last(src, dst);
     let h = V - (dst.as_ptr() as usize & (V - 1));
