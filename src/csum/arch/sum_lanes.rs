@@ -211,8 +211,7 @@ macro_rules! lane_kernels {
                 s = st;
                 d = dt;
             }
-            d.copy_from_slice(s);
-            total + scalar::sum_short(s)
+            total + super::copy_short(s, d)
         }
     };
 }
