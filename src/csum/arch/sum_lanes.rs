@@ -101,8 +101,15 @@ macro_rules! lane_kernels {
                 $add(half_fold(lo0), half_fold(acc.a0)),
                 $add(half_fold(lo1), half_fold(acc.a1)),
             );
+            lane_total(s)
+        }
+
+        /// The sum of a vector's u64 lanes (their total must fit in a u64).
+        #[inline]
+        #[target_feature(enable = $feature)]
+        fn lane_total(v: $vec) -> u64 {
             let mut lanes = [0u8; V];
-            store(&mut lanes, s);
+            store(&mut lanes, v);
             lanes
                 .chunks_exact(8)
                 .map(|c| u64::from_ne_bytes(*c.first_chunk::<8>().unwrap_or(&[0; 8])))
@@ -143,12 +150,35 @@ macro_rules! lane_kernels {
             reduce(acc)
         }
 
+        /// Longest slice [`sum_mid`] sums: sixteen vectors (SSE2 256 B, AVX2
+        /// 512 B; measured, longer ones gain nothing or lose).
+        const MID_MAX: usize = 16 * V;
+
+        /// Raw sum of at most [`MID_MAX`] bytes: each vector half-folded into
+        /// one accumulator (`< 2^37` per lane), the `< V`-byte tail as words.
+        /// Why: below a few hundred bytes the accumulator pairs, the block loop
+        /// and their reduction cost more than they save (AVX2 129-400 B
+        /// 0.6-1.0 ns, about 10%; `docs/perf/csum.md`, session 14).
+        #[inline]
+        #[target_feature(enable = $feature)]
+        fn sum_mid(data: &[u8]) -> u64 {
+            let mut acc = $setzero();
+            let mut vecs = data.chunks_exact(V);
+            for c in &mut vecs {
+                acc = $add(acc, half_fold(load(arr(c))));
+            }
+            lane_total(acc) + scalar::sum_short(vecs.remainder())
+        }
+
         /// Raw sum of any slice (invariant in `arch`'s module docs).
         ///
         /// # Safety
         /// The CPU must support the kernel's target feature and the OS must save its vector state.
         #[target_feature(enable = $feature)]
         pub(super) unsafe fn sum(data: &[u8]) -> u64 {
+            if data.len() <= MID_MAX {
+                return sum_mid(data);
+            }
             let mut total = 0u64;
             let mut rest = data;
             while rest.len() >= V {
