@@ -124,6 +124,7 @@ fn sum_long<const VNNI: bool>(data: &[u8]) -> u64 {
 /// # Errors
 ///
 /// [`Unsupported`] when this CPU lacks `level`.
+#[inline]
 pub fn partial_at(level: Level, data: &[u8], init: Wsum) -> Result<Wsum, Unsupported> {
     arch::sum_at(level, data).map(|raw| scalar::raw_to_wsum(raw, init))
 }

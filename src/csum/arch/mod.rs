@@ -424,6 +424,7 @@ fn sum_first_use<const VNNI: bool>(data: &[u8]) -> u64 {
 }
 
 /// Raw sum at `level`, or why not.
+#[inline]
 pub(crate) fn sum_at(level: Level, data: &[u8]) -> Result<u64, Unsupported> {
     check_sum_level(level)?;
     if data.len() <= scalar::SMALL && level != Level::Scalar {
