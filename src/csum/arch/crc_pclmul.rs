@@ -29,7 +29,6 @@ pub(super) const fn fold_consts(d: u64) -> (i64, i64) {
 /// Fold distances used here and in `crc_vpclmul`, evaluated at compile time.
 pub(super) const K128: (i64, i64) = fold_consts(128);
 pub(super) const K256: (i64, i64) = fold_consts(256);
-pub(super) const K384: (i64, i64) = fold_consts(384);
 pub(super) const K1024: (i64, i64) = fold_consts(1024);
 pub(super) const K512: (i64, i64) = fold_consts(512);
 pub(super) const K1536: (i64, i64) = fold_consts(1536);

@@ -20,13 +20,14 @@ use core::arch::x86_64::{
     _mm_cvtsi128_si64, _mm_xor_si128, _mm256_castsi256_si128, _mm256_extracti128_si256,
     _mm256_xor_si256, _mm512_broadcast_i32x4, _mm512_castsi512_si256, _mm512_clmulepi64_epi128,
     _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_ternarylogic_epi64,
-    _mm512_set_epi64, _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512,
+    _mm512_ternarylogic_epi64, _mm512_xor_si512, _mm512_zextsi128_si512,
 };
 
 use crate::csum::crc::x_pow;
 
 use super::crc_pclmul::{
-    K128, K256, K384, K512, K1024, K1536, K2048, consts, finish, fold_update as fold_update_128,
+    K128, K256, K512, K1024, K1536, K2048, arr16, consts, finish, fold, fold_consts,
+    fold_update as fold_update_128, load as load16,
 };
 use super::crc_sse42;
 
@@ -106,11 +107,35 @@ fn shift_clmul(r: u32, k: u32) -> u64 {
     _mm_cvtsi128_si64(p) as u64
 }
 
+/// The constants that move the four 128-bit lanes of the joined state to the
+/// end when `n` (0-3) 16-byte chunks follow it: lane `i` by `3 - i + n`
+/// lanes, in `_mm512_set_epi64`'s lane order reversed (lane 0 first; lane 3
+/// gets none when `n` is 0).
+const LANE_K: [[i64; 8]; 4] = {
+    let mut t = [[0i64; 8]; 4];
+    let mut n = 0;
+    while n < 4 {
+        let mut lane = 0;
+        while lane < 4 {
+            let d = 128 * (3 - lane + n) as u64;
+            if d > 0 {
+                let k = fold_consts(d);
+                t[n][2 * lane] = k.0;
+                t[n][2 * lane + 1] = k.1;
+            }
+            lane += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
 /// Folds 4-vector state `z` into one 128-bit value and finishes over `rest`.
 /// The window of four vectors moves on over the whole vectors of `rest` (each
-/// folds the oldest, 256 bytes back); then each vector and each 128-bit lane
-/// moves to the end by its own distance, all at once, and the products are
-/// XORed.
+/// folds the oldest, 256 bytes back); then each vector, each 128-bit lane and
+/// each 16-byte chunk left after them moves to the end by its own distance,
+/// all at once, and the products are XORed. (The chunks were folded one
+/// after another before: 400 B 0.8-1.1 ns, 1500 B 0.4-0.9 ns slower.)
 /// Why: one carry-less multiply deep instead of a chain of six to nine:
 /// 576 B 7-11% and 1500 B 5-11% faster, 256 B 2-6% slower (Intel Xeon).
 #[inline]
@@ -123,12 +148,17 @@ fn reduce(z: [__m512i; 4], rest: &[u8]) -> u32 {
         (z0, z1, z2, z3) = (z1, z2, z3, fold_xor(z0, k2048, load(arr64(c))));
     }
     let acc = join4(z0, z1, z2, z3);
-    // Lanes 0, 1 and 2 move by 48, 32 and 16 bytes (`0x66`: the two
-    // products XORed); lane 3, masked off, stays. Then the four are XORed.
-    let k = _mm512_set_epi64(0, 0, K128.1, K128.0, K256.1, K256.0, K384.1, K384.0);
+    // The 16-byte chunks after the last whole vector: `n` of them (0-3).
+    // Lane `i` moves by `3 - i + n` lanes (`0x66`: the two products XORed);
+    // with `n = 0` lane 3, masked off, stays. Then the four are XORed.
+    let mut c16 = c64.remainder().chunks_exact(16);
+    let n = c16.len();
+    let lanes = LANE_K.get(n).unwrap_or(&LANE_K[0]);
+    // SAFETY: `lanes` is 64 readable bytes (eight i64); `loadu` needs no alignment.
+    let k = unsafe { _mm512_loadu_si512(lanes.as_ptr().cast()) };
     let moved = _mm512_mask_ternarylogic_epi64::<0x66>(
         acc,
-        0x3F,
+        if n == 0 { 0x3F } else { 0xFF },
         _mm512_clmulepi64_epi128::<0x00>(acc, k),
         _mm512_clmulepi64_epi128::<0x11>(acc, k),
     );
@@ -136,11 +166,18 @@ fn reduce(z: [__m512i; 4], rest: &[u8]) -> u32 {
         _mm512_castsi512_si256(moved),
         _mm512_extracti64x4_epi64::<1>(moved),
     );
-    let x = _mm_xor_si128(
+    let mut x = _mm_xor_si128(
         _mm256_castsi256_si128(half),
         _mm256_extracti128_si256::<1>(half),
     );
-    finish(x, c64.remainder())
+    // Each chunk moves to the end by its own distance too (the last not at
+    // all): side by side, not one fold after another.
+    for (i, c) in (&mut c16).rev().enumerate() {
+        let v = load16(arr16(c));
+        let d = [K128, K256].get(i.wrapping_sub(1)).copied();
+        x = _mm_xor_si128(x, d.map_or(v, |d| fold(v, consts(d))));
+    }
+    finish(x, c16.remainder())
 }
 
 /// Four consecutive vectors folded into the last: each multiplied by its
