@@ -11,6 +11,9 @@
 //!
 //! The running sum is kept as "sum from `run_at` to the end"; moving it inward
 //! subtracts the pulled bytes lazily (`skb_gro_postpull_rcsum`).
+//!
+//! Every sum here is of a received frame's bytes, fresh from the device, so
+//! each is [`csum::partial_cold`] as on the fast paths (`tcp_sum_ok`).
 
 use crate::csum::{self, Wsum};
 use crate::state::{CsumMeta, CsumState};
@@ -71,7 +74,7 @@ impl Cb {
                 if let Some(pad) = frame.get(end..)
                     && !pad.is_empty()
                 {
-                    run = csum::block_sub(run, csum::partial(pad, Wsum::ZERO), end - l3);
+                    run = csum::block_sub(run, csum::partial_cold(pad, Wsum::ZERO), end - l3);
                 }
                 cb.run = run;
                 cb.valid = true;
@@ -95,7 +98,7 @@ impl Cb {
             return self.run;
         }
         let pulled = frame.get(self.run_at..at).unwrap_or(&[]);
-        let rest = csum::sub(self.run, csum::partial(pulled, Wsum::ZERO));
+        let rest = csum::sub(self.run, csum::partial_cold(pulled, Wsum::ZERO));
         rest.shifted_by(at - self.run_at)
     }
 
@@ -124,8 +127,6 @@ impl Cb {
                     return Err(Refusal::Unknown);
                 }
                 let data = frame.get(at..end).unwrap_or(&[]);
-                // A frame the device just wrote, as on the fast paths
-                // (`tcp_sum_ok`): summed without the VNNI body.
                 let sum = csum::partial_cold(data, Wsum::ZERO);
                 self.sw_bytes = self.sw_bytes.saturating_add(data.len() as u32);
                 let had_device_sum = self.valid && self.from_device;
