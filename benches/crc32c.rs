@@ -46,7 +46,7 @@ fn bench_crc(c: &mut Criterion) {
 /// Ours beside `crc-fast` and `crc32c` in interleaved rounds, at offsets
 /// 0, 1, 2 and 14 from a 64-byte boundary.
 fn bench_crc_interleaved(_c: &mut Criterion) {
-    for size in [64usize, 128, 256, 400, 576, 1500, 9000, 64 * 1024] {
+    for size in [64usize, 128, 192, 256, 400, 576, 1500, 9000, 64 * 1024] {
         for off in [0usize, 1, 2, 14] {
             let buf = PageBuf::new(size, 64 + off, 9);
             let d = buf.get();
