@@ -142,10 +142,10 @@ const LANE_K: [[i64; 8]; 4] = {
 /// The window of four vectors moves on over the `r` (0-3) whole vectors of
 /// `rest` (each folds the oldest, 256 bytes back), one written-out case per
 /// `r` (a loop rotating the window cost 0.3-0.9 ns at 256-448 B); then each
-/// vector, each 128-bit lane and
-/// each 16-byte chunk left after them moves to the end by its own distance,
-/// all at once, and the products are XORed. (The chunks were folded one
-/// after another before: 400 B 0.8-1.1 ns, 1500 B 0.4-0.9 ns slower.)
+/// vector, each 128-bit lane and each 16-byte chunk left after them moves to
+/// the end by its own distance, all at once, and the products are XORed
+/// ([`lanes_to_end`]; the chunks were folded one after another before: 400 B
+/// 0.8-1.1 ns, 1500 B 0.4-0.9 ns slower).
 /// Why: one carry-less multiply deep instead of a chain of six to nine:
 /// 576 B 7-11% and 1500 B 5-11% faster, 256 B 2-6% slower (Intel Xeon).
 #[inline]
