@@ -1490,7 +1490,6 @@ fn next_of(f: &SuperPacket) -> Next {
         ids: f.ids,
         modes: f.id_mode,
         count: f.segs.len() as u16,
-        first_seq: f.seq,
         seq: f.seq.wrapping_add(f.payload),
     }
 }

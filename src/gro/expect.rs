@@ -8,8 +8,9 @@
 //! has if everything goes on as before is the first segment's header with the
 //! next ID, its header checksum (computed, as the sender's `ip_send_check`
 //! does, from a per-flow word sum kept at insert) and the next sequence. The
-//! compare XORs the frame with the first header and the few field deltas in
-//! registers, so no predicted header is written per merge (only whether the
+//! compare checks the frame's bytes against the first header's under masks
+//! that leave those fields out, and the fields against their predicted
+//! values, so no predicted header is written per merge (only whether the
 //! size limit leaves room for another segment, as the predicted length).
 //! A segment whose header equals it byte for byte (the TCP checksum and urgent
 //! pointer excepted, and a tunnel's outer UDP checksum), with the predicted
@@ -29,8 +30,8 @@ use super::layout::{Fixed, RAW_TCP4, TCP4, TCP6, VXLAN4};
 use super::output::IdMode;
 use super::parse::fold_not;
 use super::words::{
-    DELTAS, SEQ_SLOT, Word, at_start, csum_slot, id_slot, tcp4_fields, tcp6_fields, tile,
-    vxlan4_fields,
+    Predicted, VaryField, fields_diff, same_masks, tcp4_fields, tcp6_fields, vxlan4_fields,
+    words_diff,
 };
 use crate::wire::ipv4;
 
@@ -112,7 +113,6 @@ pub(crate) struct Next {
     pub ids: [u16; 2],
     pub modes: [IdMode; 2],
     pub count: u16,
-    pub first_seq: u32,
     pub seq: u32,
 }
 
@@ -195,19 +195,21 @@ impl Expect {
         (x(at) & self.opt_mask[0]) | (x(at + 8) & self.opt_mask[1])
     }
 
-    /// XOR of the first header's and the predicted next header's ID word and
-    /// checksum word for IPv4 header `k`: (ID delta, checksum delta), as the
-    /// big-endian field values.
+    /// The predicted ID and header checksum of each of the first `n` IPv4
+    /// headers and the sequence of the next segment.
     #[inline(always)]
-    fn ip_deltas(&self, k: usize, first: &[u8], at: usize, next: &Next) -> (u16, u16) {
-        let first_id = next.ids[k];
-        let id = next_id(first_id, next.modes[k], next.count);
-        let c = fold_not(self.ip_base[k] + id as u32);
-        let first_c = match first.get(at + CSUM..at + CSUM + 2) {
-            Some(&[x, y]) => u16::from_be_bytes([x, y]),
-            _ => 0,
+    fn predicted(&self, n: usize, next: &Next) -> Predicted {
+        let mut p = Predicted {
+            ids: [0; 2],
+            csums: [0; 2],
+            seq: next.seq,
         };
-        (first_id ^ id, first_c ^ c)
+        for k in 0..n {
+            let id = next_id(next.ids[k], next.modes[k], next.count);
+            p.ids[k] = id;
+            p.csums[k] = fold_not(self.ip_base[k] + id as u32);
+        }
+        p
     }
 
     /// True when the first 54 bytes of a fixed-layout TCP/IPv4 frame are the
@@ -222,14 +224,7 @@ impl Expect {
         f: &[u8; TCP4_SPAN],
         next: &Next,
     ) -> bool {
-        let (did, dc) = self.ip_deltas(0, first, TCP4.ip[0], next);
-        let mut deltas = [0u64; DELTAS];
-        deltas[id_slot(0)] = at_start(did.to_be_bytes());
-        deltas[csum_slot(0)] = at_start(dc.to_be_bytes());
-        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
-        let w = |i: usize| TCP4_WORDS[i].diff(first, f, deltas);
-        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6);
-        (words | self.opts_diff(first, f, TCP4.options())) == 0
+        self.layout_matches(first, f, next, 1, &TCP4_SAME, &TCP4_FIELDS, TCP4.options())
     }
 
     /// [`Self::tcp4_matches`] for a raw-IP frame (first 40 bytes and the
@@ -241,14 +236,8 @@ impl Expect {
         f: &[u8; TCP4_SPAN],
         next: &Next,
     ) -> bool {
-        let (did, dc) = self.ip_deltas(0, first, RAW_TCP4.ip[0], next);
-        let mut deltas = [0u64; DELTAS];
-        deltas[id_slot(0)] = at_start(did.to_be_bytes());
-        deltas[csum_slot(0)] = at_start(dc.to_be_bytes());
-        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
-        let w = |i: usize| RAW_TCP4_WORDS[i].diff(first, f, deltas);
-        let words = w(0) | w(1) | w(2) | w(3) | w(4);
-        (words | self.opts_diff(first, f, RAW_TCP4.options())) == 0
+        let (same, fields) = (&RAW_TCP4_SAME, &RAW_TCP4_FIELDS);
+        self.layout_matches(first, f, next, 1, same, fields, RAW_TCP4.options())
     }
 
     /// [`Self::tcp4_matches`] for a TCP/IPv6 frame (first 74 bytes and the
@@ -260,11 +249,7 @@ impl Expect {
         f: &[u8; TCP6_SPAN],
         next: &Next,
     ) -> bool {
-        let mut deltas = [0u64; DELTAS];
-        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
-        let w = |i: usize| TCP6_WORDS[i].diff(first, f, deltas);
-        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6) | w(7) | w(8) | w(9);
-        (words | self.opts_diff(first, f, TCP6.options())) == 0
+        self.layout_matches(first, f, next, 0, &TCP6_SAME, &TCP6_FIELDS, TCP6.options())
     }
 
     /// True when the first 104 bytes of a fixed-layout VXLAN frame are the
@@ -277,29 +262,40 @@ impl Expect {
         f: &[u8; VXLAN4_SPAN],
         next: &Next,
     ) -> bool {
-        let (did0, dc0) = self.ip_deltas(0, first, VXLAN4.ip[0], next);
-        let (did1, dc1) = self.ip_deltas(1, first, VXLAN4.ip[1], next);
-        let mut deltas = [0u64; DELTAS];
-        deltas[id_slot(0)] = at_start(did0.to_be_bytes());
-        deltas[csum_slot(0)] = at_start(dc0.to_be_bytes());
-        deltas[id_slot(1)] = at_start(did1.to_be_bytes());
-        deltas[csum_slot(1)] = at_start(dc1.to_be_bytes());
-        deltas[SEQ_SLOT] = at_start((next.first_seq ^ next.seq).to_be_bytes());
-        let w = |i: usize| VXLAN4_WORDS[i].diff(first, f, deltas);
-        let words = w(0) | w(1) | w(2) | w(3) | w(4) | w(5) | w(6);
-        let words = words | w(7) | w(8) | w(9) | w(10) | w(11) | w(12);
-        (words | self.opts_diff(first, f, VXLAN4.options())) == 0
+        let (same, fields) = (&VXLAN4_SAME, &VXLAN4_FIELDS);
+        self.layout_matches(first, f, next, 2, same, fields, VXLAN4.options())
+    }
+
+    /// The compare of one layout: `f`'s bytes up to the options equal
+    /// `first`'s under `same`, its `fields` hold the predicted values (of
+    /// `ips` IPv4 headers), and its options equal the first segment's.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn layout_matches<const N: usize>(
+        &self,
+        first: &[u8; MAX_HEADER],
+        f: &[u8],
+        next: &Next,
+        ips: usize,
+        same: &[u64; N],
+        fields: &[VaryField],
+        options: usize,
+    ) -> bool {
+        let p = self.predicted(ips, next);
+        let words = words_diff(first, f, same) | u64::from(fields_diff(fields, f, &p));
+        (words | self.opts_diff(first, f, options)) == 0
     }
 }
 
-/// The words the TCP/IPv4 prediction compares (bytes 0..54).
-const TCP4_WORDS: [Word; 7] = tile(TCP4.options(), &tcp4_fields(TCP4));
-/// The words the raw TCP/IPv4 prediction compares (bytes 0..40).
-const RAW_TCP4_WORDS: [Word; 5] = tile(RAW_TCP4.options(), &tcp4_fields(RAW_TCP4));
-/// The words the TCP/IPv6 prediction compares (bytes 0..74).
-const TCP6_WORDS: [Word; 10] = tile(TCP6.options(), &tcp6_fields(TCP6));
-/// The words the VXLAN prediction compares (bytes 0..104).
-const VXLAN4_WORDS: [Word; 13] = tile(VXLAN4.options(), &vxlan4_fields(VXLAN4));
+/// The varying fields of each layout and the masks of the bytes that repeat.
+const TCP4_FIELDS: [VaryField; 4] = tcp4_fields(TCP4);
+const TCP4_SAME: [u64; 7] = same_masks(TCP4.options(), &TCP4_FIELDS);
+const RAW_TCP4_FIELDS: [VaryField; 4] = tcp4_fields(RAW_TCP4);
+const RAW_TCP4_SAME: [u64; 5] = same_masks(RAW_TCP4.options(), &RAW_TCP4_FIELDS);
+const TCP6_FIELDS: [VaryField; 2] = tcp6_fields(TCP6);
+const TCP6_SAME: [u64; 10] = same_masks(TCP6.options(), &TCP6_FIELDS);
+const VXLAN4_FIELDS: [VaryField; 7] = vxlan4_fields(VXLAN4);
+const VXLAN4_SAME: [u64; 13] = same_masks(VXLAN4.options(), &VXLAN4_FIELDS);
 
 /// The ID the next segment carries in `mode` after `count` segments.
 #[inline(always)]
@@ -415,7 +411,6 @@ mod tests {
             ids: [id(outer), id(64)],
             modes,
             count,
-            first_seq: 0x1000,
             seq,
         }
     }

@@ -1,13 +1,15 @@
-//! The 8-byte words the predicted-header compare (`expect.rs`) reads for a
-//! fixed layout, derived from the layout's varying fields by `const fn`.
+//! What the predicted-header compare (`expect.rs`) reads for a fixed
+//! layout, derived from the layout's varying fields by `const fn`.
 //!
 //! A bulk sender's next segment differs from the first only in the fields
 //! listed here: the IPv4 IDs and header checksums and the TCP sequence
-//! (predicted: XORed with their deltas), the TCP checksum and urgent pointer
-//! and a tunnel's outer UDP checksum (not compared). Every other byte up to
-//! the TCP options must be equal. The header is tiled with 8-byte words, no
-//! word cutting a predicted field, so each delta is one shift into one word.
+//! (predicted: compared with their predicted values), the TCP checksum and
+//! urgent pointer and a tunnel's outer UDP checksum (not compared). Every
+//! other byte up to the TCP options must equal the first segment's: those
+//! are compared as masked 8-byte words from byte 0, all alike, so the
+//! compiler compares them 16 bytes at a time.
 
+use super::flow::load8;
 use super::layout::Fixed;
 use crate::wire::{ipv4, tcp, udp};
 
@@ -32,86 +34,48 @@ pub(crate) struct VaryField {
     vary: Vary,
 }
 
-/// Deltas a compare places: ID and checksum per IPv4 header, the sequence.
-pub(crate) const DELTAS: usize = 5;
-
-/// Where a predicted field's delta is kept in the delta array.
-const fn slot(v: Vary) -> usize {
-    match v {
-        Vary::Id(k) => 2 * k,
-        Vary::Csum(k) => 2 * k + 1,
-        Vary::Seq | Vary::Skip => 4,
-    }
-}
-
-/// The delta slot of IPv4 header `k`'s ID.
-pub(crate) const fn id_slot(k: usize) -> usize {
-    slot(Vary::Id(k))
-}
-
-/// The delta slot of IPv4 header `k`'s checksum.
-pub(crate) const fn csum_slot(k: usize) -> usize {
-    slot(Vary::Csum(k))
-}
-
-/// The delta slot of the TCP sequence.
-pub(crate) const SEQ_SLOT: usize = slot(Vary::Seq);
-
-/// One compared word: its offset, the bytes compared, and which deltas sit
-/// in it at which byte.
+/// The predicted values of a segment's varying fields: per IPv4 header
+/// its ID and header checksum, and the TCP sequence.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Word {
-    at: usize,
-    mask: u64,
-    has: [bool; DELTAS],
-    pos: [usize; DELTAS],
+pub(crate) struct Predicted {
+    pub ids: [u16; 2],
+    pub csums: [u16; 2],
+    pub seq: u32,
 }
 
-impl Word {
-    const EMPTY: Word = Word {
-        at: 0,
-        mask: 0,
-        has: [false; DELTAS],
-        pos: [0; DELTAS],
+/// The bits in which frame `f`'s predicted fields (of `fields`) differ
+/// from `p`: zero when it carries every predicted value.
+#[inline(always)]
+pub(crate) fn fields_diff(fields: &[VaryField], f: &[u8], p: &Predicted) -> u32 {
+    let be16 = |at: usize| match f.get(at..at + 2) {
+        Some(&[x, y]) => u16::from_be_bytes([x, y]),
+        _ => 0,
     };
-
-    /// The word at `at` of `first` XOR the one of `f`, XOR the predicted
-    /// deltas in it, under its mask: zero when `f` has the predicted bytes.
-    /// `deltas` hold each field's delta as its big-endian bytes from byte 0
-    /// of a host-order word.
-    #[inline(always)]
-    pub(crate) fn diff(&self, first: &[u8], f: &[u8], deltas: [u64; DELTAS]) -> u64 {
-        let mut d = super::flow::load8(first, self.at) ^ super::flow::load8(f, self.at);
-        let mut k = 0;
-        while k < DELTAS {
-            if self.has[k] {
-                d ^= to_byte(deltas[k], self.pos[k]);
-            }
-            k += 1;
-        }
-        d & self.mask
+    let mut d = 0u32;
+    for v in fields {
+        d |= match v.vary {
+            Vary::Id(k) => u32::from(be16(v.at) ^ p.ids[k]),
+            Vary::Csum(k) => u32::from(be16(v.at) ^ p.csums[k]),
+            Vary::Seq => match f.get(v.at..v.at + 4) {
+                Some(&[w, x, y, z]) => u32::from_be_bytes([w, x, y, z]) ^ p.seq,
+                _ => u32::MAX,
+            },
+            Vary::Skip => 0,
+        };
     }
+    d
 }
 
-/// A host-order word holding bytes from byte 0 moved to start at byte `pos`.
+/// The bits in which `f` differs from `first` in the bytes `masks` keep
+/// (host-order 8-byte words from byte 0): all words treated alike, so the
+/// compiler compares them 16 bytes at a time.
 #[inline(always)]
-const fn to_byte(v: u64, pos: usize) -> u64 {
-    if cfg!(target_endian = "little") {
-        v << (8 * pos)
-    } else {
-        v >> (8 * pos)
+pub(crate) fn words_diff<const N: usize>(first: &[u8], f: &[u8], masks: &[u64; N]) -> u64 {
+    let mut d = 0;
+    for (i, m) in masks.iter().enumerate() {
+        d |= (load8(first, 8 * i) ^ load8(f, 8 * i)) & m;
     }
-}
-
-/// A host-order 8-byte word that holds the bytes `v` from byte 0 and zeros
-/// after (a delta, moved into place by [`Word::diff`]).
-#[inline(always)]
-pub(crate) fn at_start<const N: usize>(v: [u8; N]) -> u64 {
-    let mut b = [0u8; 8];
-    if let Some(d) = b.get_mut(..N) {
-        d.copy_from_slice(&v);
-    }
-    u64::from_ne_bytes(b)
+    d
 }
 
 /// The varying fields of the fixed TCP/IPv4 layout `l`.
@@ -183,102 +147,104 @@ pub(crate) const fn vxlan4_fields(l: Fixed) -> [VaryField; 7] {
     ]
 }
 
-/// The word at `at` for `fields`: every byte compared but skipped ones, and
-/// the position of each predicted field inside it (which must lie wholly
-/// inside or wholly outside).
-const fn word(at: usize, fields: &[VaryField]) -> Word {
-    let mut bytes = [0xFFu8; 8];
-    let mut w = Word::EMPTY;
-    w.at = at;
+/// Host-order masks of the bytes `0..span` in `N` 8-byte words from byte
+/// 0 that a full-size segment repeats from the first: every byte but the
+/// varying `fields` (compared apart, or not at all) and those from `span`.
+pub(crate) const fn same_masks<const N: usize>(span: usize, fields: &[VaryField]) -> [u64; N] {
+    assert!(N * 8 >= span && N * 8 < span + 8, "N words must cover span");
+    let mut bytes = [[0xFFu8; 8]; N];
+    let mut b = span;
+    while b < N * 8 {
+        bytes[b / 8][b % 8] = 0;
+        b += 1;
+    }
     let mut i = 0;
     while i < fields.len() {
         let f = fields[i];
-        let overlaps = f.at < at + 8 && f.at + f.len > at;
-        if overlaps {
-            if let Vary::Skip = f.vary {
-                let mut b = f.at;
-                while b < f.at + f.len {
-                    if b >= at && b < at + 8 {
-                        bytes[b - at] = 0;
-                    }
-                    b += 1;
-                }
-            } else {
-                assert!(f.at >= at && f.at + f.len <= at + 8, "a word cuts a field");
-                w.has[slot(f.vary)] = true;
-                w.pos[slot(f.vary)] = f.at - at;
-            }
+        let mut b = f.at;
+        while b < f.at + f.len {
+            bytes[b / 8][b % 8] = 0;
+            b += 1;
         }
         i += 1;
     }
-    w.mask = u64::from_ne_bytes(bytes);
-    w
-}
-
-/// Tiles bytes `0..span` with `N` 8-byte words, none cutting a predicted
-/// field: left to right, a word that would end inside a predicted field ends
-/// where the field starts instead, and the last word ends at `span`.
-pub(crate) const fn tile<const N: usize>(span: usize, fields: &[VaryField]) -> [Word; N] {
-    let mut out = [Word::EMPTY; N];
-    let mut n = 0;
+    let mut out = [0u64; N];
     let mut w = 0;
-    while w < span {
-        let mut at = if w + 8 > span { span - 8 } else { w };
-        let mut i = 0;
-        while i < fields.len() {
-            let f = fields[i];
-            let predicted = !matches!(f.vary, Vary::Skip);
-            if predicted && f.at < at + 8 && f.at + f.len > at + 8 {
-                at = f.at - 8;
-            }
-            i += 1;
-        }
-        assert!(n < N, "more words than N");
-        out[n] = word(at, fields);
-        n += 1;
-        w = at + 8;
+    while w < N {
+        out[w] = u64::from_ne_bytes(bytes[w]);
+        w += 1;
     }
-    assert!(n == N, "fewer words than N");
     out
 }
 
 #[cfg(test)]
 mod tests {
-    extern crate std;
-
-    use super::super::layout::{TCP4, TCP4_HDR, VXLAN4, VXLAN4_HDR};
+    use super::super::layout::{TCP4, VXLAN4, VXLAN4_HDR};
     use super::*;
 
+    /// The masks keep every header byte but the varying fields: the
+    /// layouts' known offsets.
     #[test]
-    fn deltas_land_in_place() {
-        for at in 0..=6 {
-            let mut want = [0u8; 8];
-            want[at..at + 2].copy_from_slice(&[0xAB, 0xCD]);
-            assert_eq!(
-                to_byte(at_start([0xAB, 0xCD]), at).to_ne_bytes(),
-                want,
-                "{at}"
-            );
-        }
+    fn masks_drop_the_varying_fields() {
+        let t: [u64; 7] = same_masks(TCP4.options(), &tcp4_fields(TCP4));
+        let v: [u64; 13] = same_masks(VXLAN4.options(), &vxlan4_fields(VXLAN4));
+        let dropped = |m: &[u64]| -> [bool; 104] {
+            let mut out = [true; 104];
+            for (i, w) in m.iter().enumerate() {
+                for (j, b) in w.to_ne_bytes().iter().enumerate() {
+                    out[8 * i + j] = *b == 0;
+                }
+            }
+            out
+        };
+        // The varying fields, and the bytes from the options on.
+        let want = |ranges: &[(usize, usize)], span: usize| -> [bool; 104] {
+            let mut out = [false; 104];
+            for &(a, b) in ranges {
+                out[a..b].fill(true);
+            }
+            out[span..].fill(true);
+            out
+        };
+        let tcp = [(18, 20), (24, 26), (38, 42), (50, 54)];
+        assert_eq!(dropped(&t), want(&tcp, 54));
+        let vx = [
+            (18, 20),
+            (24, 26),
+            (40, 42),
+            (68, 70),
+            (74, 76),
+            (88, 92),
+            (100, 104),
+        ];
+        assert_eq!(dropped(&v), want(&vx, 104));
     }
 
-    /// The tilings are the word sets the compares were written with
-    /// (`docs/perf/gro-hot-path.md`, rounds 4 and 5).
+    /// Each predicted field is read where the layout has it.
     #[test]
-    fn tilings_are_the_known_words() {
-        let t: [Word; 7] = tile(TCP4_HDR, &tcp4_fields(TCP4));
-        let at: std::vec::Vec<usize> = t.iter().map(|w| w.at).collect();
-        assert_eq!(at, [0, 8, 16, 24, 30, 38, 46]);
-        let v: [Word; 13] = tile(VXLAN4_HDR, &vxlan4_fields(VXLAN4));
-        let at: std::vec::Vec<usize> = v.iter().map(|w| w.at).collect();
-        assert_eq!(at, [0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96]);
-        let tail = u64::from_ne_bytes([0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0]);
-        assert_eq!(t[6].mask, tail);
-        assert_eq!(v[12].mask, tail);
-        let skip_udp = u64::from_ne_bytes([0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
-        assert_eq!(v[5].mask, skip_udp);
-        assert_eq!((t[2].has[id_slot(0)], t[2].pos[id_slot(0)]), (true, 2));
-        assert_eq!((v[8].has[id_slot(1)], v[8].pos[id_slot(1)]), (true, 4));
-        assert_eq!((v[9].has[csum_slot(1)], v[9].pos[csum_slot(1)]), (true, 2));
+    fn fields_diff_reads_each_field() {
+        let fields = vxlan4_fields(VXLAN4);
+        let mut f = [0u8; VXLAN4_HDR];
+        let p = Predicted {
+            ids: [0x0102, 0x0304],
+            csums: [0x0506, 0x0708],
+            seq: 0x090A_0B0C,
+        };
+        f[18..20].copy_from_slice(&[1, 2]);
+        f[24..26].copy_from_slice(&[5, 6]);
+        f[68..70].copy_from_slice(&[3, 4]);
+        f[74..76].copy_from_slice(&[7, 8]);
+        f[88..92].copy_from_slice(&[9, 10, 11, 12]);
+        assert_eq!(fields_diff(&fields, &f, &p), 0);
+        for at in [18, 25, 68, 75, 88, 91] {
+            let mut g = f;
+            g[at] ^= 0x80;
+            assert_ne!(fields_diff(&fields, &g, &p), 0, "{at}");
+        }
+        // Skipped fields are not read.
+        let mut g = f;
+        g[40] = 0xFF;
+        g[100] = 0xFF;
+        assert_eq!(fields_diff(&fields, &g, &p), 0);
     }
 }
