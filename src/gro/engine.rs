@@ -308,10 +308,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             if let Some(u) = self.used.get_mut(i as usize) {
                 *u = false;
             }
-            self.held -= 1;
-            self.stats.flushed += 1;
             i = newer;
         }
+        // Every held flow is on the age list: all of them left.
+        self.stats.flushed += self.held as u64;
+        self.held = 0;
         self.oldest = NIL;
         self.newest = NIL;
     }
@@ -1113,22 +1114,25 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         f.append(id, start, len);
         // Both modes in one store: the next compare reads them as one unit
         // (a wider load over a narrower fresh store stalls store forwarding).
+        // Only an undecided mode changes (to incrementing, as the prediction
+        // assumed), so only then are the modes stored: the next frame's
+        // compare loads both modes as one unit right after this store in a
+        // train, which two fresh byte stores cannot forward. IPv6 has no ID:
+        // the modes stay as the rules leave them.
         let [m0, m1] = f.id_mode;
-        let m1 = if layout == Layout::Vxlan4 {
-            mode_after_match(m1)
-        } else {
-            m1
-        };
-        // IPv6 has no ID: the modes stay as the rules leave them.
-        let m0 = if layout == Layout::Tcp6 {
-            m0
-        } else {
-            mode_after_match(m0)
-        };
-        // Stored only when a mode changes (the first predicted merge): the
-        // next frame's compare loads both modes as one unit right after this
-        // store in a train, which two fresh byte stores cannot forward.
-        if f.id_mode != [m0, m1] {
+        let outer = layout != Layout::Tcp6 && m0 == IdMode::Undecided;
+        let inner = layout == Layout::Vxlan4 && m1 == IdMode::Undecided;
+        if outer || inner {
+            let m1 = if layout == Layout::Vxlan4 {
+                mode_after_match(m1)
+            } else {
+                m1
+            };
+            let m0 = if layout == Layout::Tcp6 {
+                m0
+            } else {
+                mode_after_match(m0)
+            };
             f.id_mode = [m0, m1];
         }
         let count = f.segs.len();
