@@ -106,8 +106,8 @@ const ID: usize = ipv4::ID_OFFSET;
 const CSUM: usize = ipv4::CHECKSUM_OFFSET;
 
 /// Where a flow stands, as its next full-size segment depends on it: the
-/// first segment's IPv4 IDs and TCP sequence, the ID modes, the segment
-/// count, and the sequence the next segment must carry.
+/// first segment's IPv4 IDs, the ID modes, the segment count, and the
+/// sequence the next segment must carry.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Next {
     pub ids: [u16; 2],
