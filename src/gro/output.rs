@@ -7,7 +7,7 @@ use super::config::MAX_HEADER;
 use super::expect::Expect;
 use super::flow::TCP_CWR;
 use super::layout::{Fixed, RAW_TCP4, TCP4, TCP6, TCP6_HDR, VXLAN4, VXLAN4_HDR};
-use super::parse::{Encap, L4, Parsed, be16, fold_not};
+use super::parse::{Encap, L4, Parsed, be16};
 use super::reason::FlushReason;
 use super::segs::SegList;
 use crate::csum::{self, Sum16, Wsum};
@@ -609,7 +609,10 @@ impl SuperPacket {
 /// field is written: summing the header back after narrow stores into it
 /// stalls store forwarding. For a header that verified this is exactly the
 /// from-scratch checksum: the sum before the last fold is positive, so the
-/// fold gives the same representative a fresh sum gives.
+/// fold gives the same representative a fresh sum gives. The words stay in
+/// the order they are stored (a ones-complement sum commutes with a byte
+/// swap, RFC 1071), added with end-around carries one at a time: no swaps,
+/// no fold.
 #[inline(always)]
 fn set_ipv4_len(h: &mut [u8], o: usize, new_len: u16) {
     const LEN: usize = ipv4::TOTAL_LEN_OFFSET;
@@ -617,11 +620,16 @@ fn set_ipv4_len(h: &mut [u8], o: usize, new_len: u16) {
     let Some(ip) = h.get_mut(o..o + CSUM + 2) else {
         return;
     };
-    let old_len = u16::from_be_bytes([ip[LEN], ip[LEN + 1]]);
-    let old_c = u16::from_be_bytes([ip[CSUM], ip[CSUM + 1]]);
-    let c = fold_not((!old_c) as u32 + (!old_len) as u32 + new_len as u32);
-    ip[LEN..LEN + 2].copy_from_slice(&new_len.to_be_bytes());
-    ip[CSUM..CSUM + 2].copy_from_slice(&c.to_be_bytes());
+    let stored = |at: usize| u16::from_ne_bytes([ip[at], ip[at + 1]]);
+    let new = u16::from_ne_bytes(new_len.to_be_bytes());
+    // `a + b + carry` cannot carry again: with a carry, `a + b` <= 0xFFFE.
+    let add = |a: u16, b: u16| {
+        let (s, carry) = a.overflowing_add(b);
+        s + u16::from(carry)
+    };
+    let c = !add(add(!stored(CSUM), !stored(LEN)), new);
+    ip[LEN..LEN + 2].copy_from_slice(&new.to_ne_bytes());
+    ip[CSUM..CSUM + 2].copy_from_slice(&c.to_ne_bytes());
 }
 
 /// IPv4 header `k` of the fixed VXLAN layout.
@@ -710,5 +718,51 @@ fn set16(b: &mut [u8], at: usize, v: u16) {
 fn set_bytes(b: &mut [u8], at: usize, v: [u8; 2]) {
     if let Some(f) = b.get_mut(at..at + 2) {
         f.copy_from_slice(&v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A from-scratch IPv4 header checksum (the field taken as zero).
+    fn from_scratch(h: &[u8; 20]) -> [u8; 2] {
+        let mut s: u32 = h
+            .chunks_exact(2)
+            .enumerate()
+            .filter(|(i, _)| *i != 5)
+            .map(|(_, w)| u32::from(u16::from_be_bytes([w[0], w[1]])))
+            .sum();
+        while s > 0xFFFF {
+            s = (s & 0xFFFF) + (s >> 16);
+        }
+        (!(s as u16)).to_be_bytes()
+    }
+
+    /// The incremental length update writes the from-scratch checksum, for
+    /// headers whose words take every carry and for every length step.
+    #[test]
+    fn set_ipv4_len_is_the_from_scratch_checksum() {
+        let mut seed = 0x9E37_79B9u32;
+        for k in 0..20_000u32 {
+            let mut h = [0u8; 20];
+            for b in h.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                *b = seed as u8;
+            }
+            // Words near the carries: all ones, all zeros.
+            match k % 4 {
+                0 => h[12..20].fill(0xFF),
+                1 => h[12..20].fill(0),
+                _ => {}
+            }
+            h[0] = 0x45;
+            let c = from_scratch(&h);
+            h[10..12].copy_from_slice(&c);
+            let new_len = (seed >> 8) as u16 ^ (k as u16);
+            super::set_ipv4_len(&mut h, 0, new_len);
+            assert_eq!(h[2..4], new_len.to_be_bytes());
+            assert_eq!(h[10..12], from_scratch(&h), "{k}: {h:02x?}");
+        }
     }
 }
