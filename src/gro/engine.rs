@@ -1112,28 +1112,17 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return;
         };
         f.append(id, start, len);
-        // Both modes in one store: the next compare reads them as one unit
-        // (a wider load over a narrower fresh store stalls store forwarding).
         // Only an undecided mode changes (to incrementing, as the prediction
-        // assumed), so only then are the modes stored: the next frame's
-        // compare loads both modes as one unit right after this store in a
+        // assumed), so only then are both modes stored, in one store: the
+        // next frame's compare loads them as one unit right after it in a
         // train, which two fresh byte stores cannot forward. IPv6 has no ID:
         // the modes stay as the rules leave them.
         let [m0, m1] = f.id_mode;
         let outer = layout != Layout::Tcp6 && m0 == IdMode::Undecided;
         let inner = layout == Layout::Vxlan4 && m1 == IdMode::Undecided;
         if outer || inner {
-            let m1 = if layout == Layout::Vxlan4 {
-                mode_after_match(m1)
-            } else {
-                m1
-            };
-            let m0 = if layout == Layout::Tcp6 {
-                m0
-            } else {
-                mode_after_match(m0)
-            };
-            f.id_mode = [m0, m1];
+            let after = |changes: bool, m: IdMode| if changes { mode_after_match(m) } else { m };
+            f.id_mode = [after(outer, m0), after(inner, m1)];
         }
         let count = f.segs.len();
         if guessed {

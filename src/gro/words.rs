@@ -11,6 +11,7 @@
 
 use super::flow::load8;
 use super::layout::Fixed;
+use super::parse::{be16, be32};
 use crate::wire::{ipv4, tcp, udp};
 
 /// What a field does from one full-size segment of a flow to the next.
@@ -47,19 +48,13 @@ pub(crate) struct Predicted {
 /// from `p`: zero when it carries every predicted value.
 #[inline(always)]
 pub(crate) fn fields_diff(fields: &[VaryField], f: &[u8], p: &Predicted) -> u32 {
-    let be16 = |at: usize| match f.get(at..at + 2) {
-        Some(&[x, y]) => u16::from_be_bytes([x, y]),
-        _ => 0,
-    };
+    let field16 = |at: usize| be16(f, at).unwrap_or(0);
     let mut d = 0u32;
     for v in fields {
         d |= match v.vary {
-            Vary::Id(k) => u32::from(be16(v.at) ^ p.ids[k]),
-            Vary::Csum(k) => u32::from(be16(v.at) ^ p.csums[k]),
-            Vary::Seq => match f.get(v.at..v.at + 4) {
-                Some(&[w, x, y, z]) => u32::from_be_bytes([w, x, y, z]) ^ p.seq,
-                _ => u32::MAX,
-            },
+            Vary::Id(k) => u32::from(field16(v.at) ^ p.ids[k]),
+            Vary::Csum(k) => u32::from(field16(v.at) ^ p.csums[k]),
+            Vary::Seq => be32(f, v.at).map_or(u32::MAX, |s| s ^ p.seq),
             Vary::Skip => 0,
         };
     }
