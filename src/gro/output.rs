@@ -608,11 +608,12 @@ impl SuperPacket {
 /// `csum_replace2`, as `inet_gro_complete` does), computed before either
 /// field is written: summing the header back after narrow stores into it
 /// stalls store forwarding. For a header that verified this is exactly the
-/// from-scratch checksum: the sum before the last fold is positive, so the
-/// fold gives the same representative a fresh sum gives. The words stay in
-/// the order they are stored (a ones-complement sum commutes with a byte
-/// swap, RFC 1071), added with end-around carries one at a time: no swaps,
-/// no fold.
+/// from-scratch checksum: the sum is positive, so the end-around carries
+/// give the representative a fresh sum gives. The words stay in the order
+/// they are stored (a ones-complement sum commutes with a byte swap, RFC
+/// 1071), added with end-around carries one at a time: no swaps, no fold.
+/// (`csum::replace2` writes the same bytes, through a 32-bit sum and a fold:
+/// 4 more instructions per packet at 8 VXLAN flows, callgrind.)
 #[inline(always)]
 fn set_ipv4_len(h: &mut [u8], o: usize, new_len: u16) {
     const LEN: usize = ipv4::TOTAL_LEN_OFFSET;
