@@ -8,14 +8,18 @@
 //! at the peer's data offset, the checksum state read per packet from an
 //! array as a driver reads descriptors (`Unnecessary` level 0 / level 1 for
 //! VXLAN's inner checksum; `None` for `verify`, so the engine sums), every
-//! output consumed. Per round and cell the peer binary runs (a fresh
-//! process, its median over un-preempted passes) and then ours, timed the
-//! same way (passes during which this thread was switched out are dropped),
-//! five rounds or more: A B A B. Outputs per pass and the grouping hash must
-//! equal the peer's, or the bench panics.
+//! output consumed. Where DPDK is installed (`dev/build.rs`), the peer runs
+//! in this process, compiled from its own source, and its passes alternate
+//! with ours pair by pair ([`alternate`]: each timed pass after an untimed
+//! one of its own engine); the ratio is the median of the per-pair ratios,
+//! which the machine's drift moves far less than times taken apart.
+//! `INPROC=0`, or a build without DPDK, runs the peer binary per round and
+//! cell instead (a fresh process, its median over un-preempted passes), then
+//! ours; five rounds or more: A B A B. Outputs per pass and the grouping
+//! hash must equal the peer's, or the bench panics.
 //!
 //! The same TCP streams rewritten as Ethernet / IPv6 / TCP and as raw IPv4
-//! (TUN) run through ours alone in the same rounds, as a ratio to the
+//! (TUN) run through ours in the same alternation, as a ratio to the
 //! Ethernet TCP/IPv4 time (DPDK 22.11 has no IPv6 GRO).
 //!
 //! `floor`: the least any engine does per frame in this layout, timed in the
@@ -37,7 +41,8 @@
 //! Run: `benches/support/gro_dpdk.sh` (builds the peer, dumps, runs this).
 //! Env: `GRO_DPDK_DIR` (peer binary `gro_dpdk` and `streams/`, relative to
 //! the repository root; default `target/dpdk-gro`), `ROUNDS` (5), `MS` (150 per cell and engine), `CPU`
-//! (0, the peer's lcore), `NOPEER=1` (ours alone, for quick experiments).
+//! (0, the peer's lcore), `NOPEER=1` (ours alone, for quick experiments),
+//! `INPROC=0` (the peer's binary), `COLD=1` (no untimed pass before a timed one).
 //! A free argument filters cells by name (a trailing `$` anchors its end). Without
 //! the peer or its dumps (CI, a fresh checkout) it prints a skip note and
 //! succeeds; in test mode (`cargo test --benches`) one short round checks
@@ -58,6 +63,9 @@ mod dpdk_streams;
 #[path = "../tests/support/naive.rs"]
 mod naive;
 use dpdk_streams::{DPDK_PAGE_OFFSET, Stream, group_term, read_dump, to_raw_ip, to_tcp6};
+#[cfg(dpdk_peer)]
+#[path = "support/dpdk_peer.rs"]
+mod dpdk_peer;
 
 const BURST: usize = 32;
 const FLOWS: [u32; 4] = [1, 8, 64, 1024];
@@ -209,45 +217,47 @@ struct CellResult {
     hash: u64,
 }
 
-/// Ours on `r`: a checked first pass, then timed passes until `ms` of
-/// un-preempted passes (and at least 5) or 3 x `ms` + 0.5 s of wall time,
-/// as the peer does.
-fn run_ours(r: &mut Replay, ms: f64) -> CellResult {
+/// Ours on `r`, ready to time: the engine after a checked first pass, with
+/// its outputs per pass, grouping and the stream's hash (`ns` not yet known).
+fn ours_first(r: &mut Replay) -> (Box<Gro<64>>, CellResult) {
     let mut gro = r.engine();
     let hash = r.stream.hash();
-    let hint = burst_api();
     let (out, groups) = {
         let frames = r.stream.frames();
         let descs = descriptors(&frames, &r.metas);
-        if hint {
+        if burst_api() {
             pass::<true, true>(&mut gro, &descs)
         } else {
             pass::<true, false>(&mut gro, &descs)
         }
     };
     r.stream.reset();
-    let n = r.stream.len() as f64;
-    let ns = median_per_frame(ms, n, || {
-        let frames = r.stream.frames();
-        let descs = descriptors(&frames, &r.metas);
-        let ((o, _), dt) = un_preempted(|| {
-            if hint {
-                pass::<false, true>(&mut gro, &descs)
-            } else {
-                pass::<false, false>(&mut gro, &descs)
-            }
-        });
-        drop((descs, frames));
-        r.stream.reset();
-        assert_eq!(o, out, "our output count changed between passes");
-        dt
-    });
-    CellResult {
-        ns,
+    let first = CellResult {
+        ns: f64::NAN,
         out,
         groups,
         hash,
-    }
+    };
+    (gro, first)
+}
+
+/// One timed pass of ours over `r` (headers restored after it, untimed): ns,
+/// or `None` when this thread was switched out. Panics when the outputs are
+/// not `out`.
+fn ours_pass(r: &mut Replay, gro: &mut Gro<64>, out: u32) -> Option<f64> {
+    let frames = r.stream.frames();
+    let descs = descriptors(&frames, &r.metas);
+    let ((o, _), dt) = un_preempted(|| {
+        if burst_api() {
+            pass::<false, true>(gro, &descs)
+        } else {
+            pass::<false, false>(gro, &descs)
+        }
+    });
+    drop((descs, frames));
+    r.stream.reset();
+    assert_eq!(o, out, "our output count changed between passes");
+    dt
 }
 
 /// Hints the two header lines of the frame six places after `i`, as
@@ -418,6 +428,196 @@ fn run_peer(bin: &Path, kind: &str, flows: u32, mode: &str, ms: f64) -> CellResu
     }
 }
 
+/// The least and the most of `v`, as "a-b" (the spread of per-round ratios).
+fn spread(v: &[f64]) -> String {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{lo:.2}-{hi:.2}")
+}
+
+/// One engine's pass for [`alternate`]: its ns, `None` when preempted.
+type TimedPass<'a> = Box<dyn FnMut() -> Option<f64> + 'a>;
+
+/// Whether each timed pass runs right after the other engines' passes
+/// (`COLD=1`) instead of after an untimed pass of its own engine.
+fn cold() -> bool {
+    std::env::var_os("COLD").is_some()
+}
+
+/// Ours on `r` for [`alternate`]: its checked first pass, and per call an
+/// untimed pass (unless [`cold`]) and a timed one.
+fn ours_engine(r: &mut Replay) -> (CellResult, TimedPass<'_>) {
+    let (mut gro, first) = ours_first(r);
+    let (out, cold) = (first.out, cold());
+    let timed = move || {
+        if !cold {
+            ours_pass(r, &mut gro, out);
+        }
+        ours_pass(r, &mut gro, out)
+    };
+    (first, Box::new(timed))
+}
+
+/// The passes of `engines` alternated, one call of each in turn per sample:
+/// per engine the ns of every kept sample (index `k` is sample `k` of all).
+///
+/// Why: the machine's speed drifts over milliseconds, so engines timed one
+/// after the other differ by the drift; ratios taken sample by sample see
+/// the same machine. Each call runs an untimed pass of its engine first
+/// (unless [`cold`]), so a timed pass starts from its own engine's state, as
+/// in a run of that engine alone (the peer's README). A sample with a
+/// preempted pass is dropped; until about `ms` of kept passes per engine
+/// and at least 5 samples, or 3 x that + 0.5 s of wall time.
+fn alternate(ms: f64, engines: &mut [TimedPass<'_>]) -> Vec<Vec<f64>> {
+    let mut kept: Vec<Vec<f64>> = vec![Vec::new(); engines.len()];
+    let budget = ms * 1e6 * engines.len() as f64;
+    let (mut kept_ns, start) = (0.0, Instant::now());
+    while (kept_ns < budget || kept[0].len() < 5)
+        && start.elapsed().as_secs_f64() * 1e9 < 3.0 * budget + 5e8
+    {
+        let sample: Vec<Option<f64>> = engines.iter_mut().map(|e| e()).collect();
+        if let Some(sample) = sample.into_iter().collect::<Option<Vec<f64>>>() {
+            kept_ns += sample.iter().sum::<f64>();
+            for (k, dt) in kept.iter_mut().zip(sample) {
+                k.push(dt);
+            }
+        }
+    }
+    kept
+}
+
+/// The median over samples of `a[k] / b[k]`.
+fn median_ratio(a: &[f64], b: &[f64]) -> f64 {
+    median(&mut a.iter().zip(b).map(|(x, y)| x / y).collect::<Vec<_>>())
+}
+
+/// One round of one cell: ours, the peer's, their ratio (peer / ours) and
+/// the IPv6 and raw-IP rewrites' ratios to ours (TCP cells).
+struct Round {
+    ours: CellResult,
+    peer: CellResult,
+    ratio: f64,
+    ratio6: Option<f64>,
+    ratio_raw: Option<f64>,
+}
+
+/// How the peer runs against ours.
+enum Peer {
+    /// In this process, pass for pass with ours ([`run_alternating`]).
+    #[cfg(dpdk_peer)]
+    InProcess,
+    /// Its own binary, a fresh process per cell and round, then ours.
+    Binary(PathBuf),
+    /// Not at all (`NOPEER=1`, quick experiments): ours stands in for it.
+    Absent,
+}
+
+/// The peer this run uses: `NOPEER=1` none; in this process when built in
+/// (`cfg(dpdk_peer)`) unless `INPROC=0`; else the binary `bin`.
+fn which_peer(bin: &Path) -> Peer {
+    if std::env::var_os("NOPEER").is_some() {
+        return Peer::Absent;
+    }
+    #[cfg(dpdk_peer)]
+    if std::env::var("INPROC").map_or(true, |v| v != "0") {
+        let cpu = std::env::var("CPU").unwrap_or_else(|_| "0".into());
+        match dpdk_peer::init(&cpu) {
+            Ok(()) => return Peer::InProcess,
+            Err(e) => eprintln!("gro_dpdk: no in-process peer ({e}); running its binary"),
+        }
+    }
+    Peer::Binary(bin.to_path_buf())
+}
+
+impl Peer {
+    fn describe(&self) -> &'static str {
+        match self {
+            #[cfg(dpdk_peer)]
+            Peer::InProcess => "the peer in this process, passes alternated",
+            Peer::Binary(_) => "the peer's binary, then ours",
+            Peer::Absent => "ours alone (NOPEER)",
+        }
+    }
+
+    /// One round of `c`: ours on its stream and the rewrites, passes
+    /// alternated ([`alternate`]), and the peer in the same loop when it
+    /// runs in this process, else before it as its own process.
+    fn run(&self, c: &mut Cell, ms: f64) -> Round {
+        let name = c.name();
+        let n = c.ours.stream.len() as f64;
+        let peer_binary = match self {
+            Peer::Binary(bin) => Some(run_peer(bin, c.kind, c.flows, c.mode, ms)),
+            _ => None,
+        };
+        #[cfg(dpdk_peer)]
+        let mut in_process = matches!(self, Peer::InProcess).then(|| {
+            dpdk_peer::PeerCell::new(c.kind, c.flows, c.mode)
+                .unwrap_or_else(|| panic!("gro_dpdk: the peer failed on {name}"))
+        });
+        let (first, mut engines) = {
+            let (first, e) = ours_engine(&mut c.ours);
+            (first, vec![e])
+        };
+        let mut rewrites = 0;
+        for r in [c.tcp6.as_mut(), c.raw.as_mut()].into_iter().flatten() {
+            let (x, e) = ours_engine(r);
+            assert_eq!(
+                x.out, first.out,
+                "{name}: IPv6/raw outputs differ from IPv4's"
+            );
+            assert_eq!(x.groups, first.groups, "{name}: IPv6/raw grouping differs");
+            engines.push(e);
+            rewrites += 1;
+        }
+        #[cfg(dpdk_peer)]
+        if let Some(p) = in_process.as_mut() {
+            let cold = cold();
+            engines.push(Box::new(move || {
+                if !cold {
+                    p.pass();
+                    p.reset();
+                }
+                let (o, dt) = un_preempted(|| p.pass());
+                p.reset();
+                assert_eq!(o, Some(p.out), "the peer's outputs changed between passes");
+                dt
+            }));
+        }
+        let kept = alternate(ms, &mut engines);
+        drop(engines);
+        let ours = CellResult {
+            ns: median(&mut kept[0].iter().map(|t| t / n).collect::<Vec<_>>()),
+            ..first
+        };
+        let ratio_to_ours = |k: usize| (k <= rewrites).then(|| median_ratio(&kept[k], &kept[0]));
+        let (ratio6, ratio_raw) = (ratio_to_ours(1), ratio_to_ours(2));
+        let (peer, ratio) = match peer_binary {
+            Some(p) => (p.clone(), p.ns / ours.ns),
+            None if kept.len() > rewrites + 1 => {
+                let t = &kept[rewrites + 1];
+                #[cfg(dpdk_peer)]
+                let p = in_process.as_ref().map(|p| CellResult {
+                    ns: median(&mut t.iter().map(|t| t / n).collect::<Vec<_>>()),
+                    out: p.out,
+                    groups: p.groups,
+                    hash: p.hash,
+                });
+                #[cfg(not(dpdk_peer))]
+                let p: Option<CellResult> = None;
+                (p.expect("the peer's engine"), median_ratio(t, &kept[0]))
+            }
+            None => (ours.clone(), 1.0),
+        };
+        Round {
+            ours,
+            peer,
+            ratio,
+            ratio6,
+            ratio_raw,
+        }
+    }
+}
+
 /// A (stream, mode, flows) cell: the peer's stream replayed by ours, and for
 /// TCP the IPv6 and raw-IP rewrites.
 struct Cell {
@@ -527,7 +727,7 @@ fn main() {
     );
     let bin = dir.join("gro_dpdk");
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let cells = if bin.is_file() {
+    let cells = if bin.is_file() || cfg!(dpdk_peer) {
         cells(&dir.join("streams"), filter.as_deref())
     } else {
         None
@@ -569,56 +769,50 @@ fn main() {
     } else {
         (1, 1.0)
     };
-    // NOPEER=1: ours alone (quick experiments; nothing checked against DPDK).
-    let no_peer = std::env::var_os("NOPEER").is_some();
+    let peer = which_peer(&bin);
     let load0 = loadavg();
-    println!("gro_dpdk: {rounds} rounds, {ms} ms per cell and engine; load {load0}");
+    println!(
+        "gro_dpdk: {rounds} rounds, {ms} ms per cell and engine, {}; load {load0}",
+        peer.describe()
+    );
     for round in 0..rounds {
         for c in cells.iter_mut() {
             let name = c.name();
-            let o = run_ours(&mut c.ours, ms);
-            let p = if no_peer {
-                o.clone()
-            } else {
-                run_peer(&bin, c.kind, c.flows, c.mode, ms)
-            };
+            let Round {
+                ours: o,
+                peer: p,
+                ratio,
+                ratio6,
+                ratio_raw,
+            } = peer.run(c, ms);
             assert_eq!(o.hash, p.hash, "{name}: not the peer's stream");
             assert_eq!(o.out, p.out, "{name}: outputs per pass differ from DPDK's");
             assert_eq!(o.groups, p.groups, "{name}: grouping differs from DPDK's");
             c.peer.push(p.ns);
             c.mine.push(o.ns);
-            c.ratio.push(p.ns / o.ns);
+            c.ratio.push(ratio);
+            c.ratio6.extend(ratio6);
+            c.ratio_raw.extend(ratio_raw);
             c.floor.push(run_floor(&c.ours, c.mode == "verify", ms));
             if c.mode == "verify" {
                 c.read.push(run_read(&c.ours, ms));
             }
-            for (r, ratios) in [(&mut c.tcp6, &mut c.ratio6), (&mut c.raw, &mut c.ratio_raw)] {
-                if let Some(r) = r {
-                    let x = run_ours(r, ms);
-                    assert_eq!(x.out, o.out, "{name}: IPv6/raw outputs differ from IPv4's");
-                    assert_eq!(x.groups, o.groups, "{name}: IPv6/raw grouping differs");
-                    ratios.push(x.ns / o.ns);
-                }
-            }
             eprintln!(
                 "round {round} {name}: dpdk {:.2} ours {:.2} ns/pkt ({:.2}x), out {} groups {:016x}",
-                p.ns,
-                o.ns,
-                p.ns / o.ns,
-                o.out,
-                o.groups
+                p.ns, o.ns, ratio, o.out, o.groups
             );
         }
     }
     println!(
-        "\nGRO vs DPDK 22.11, ns per packet (medians over {rounds} rounds; ratio = median of per-round DPDK/ours)"
+        "\nGRO vs DPDK 22.11, ns per packet (medians over {rounds} rounds; ratio = median of per-round DPDK/ours, rounds = their least and most)"
     );
     println!(
-        "  {:<24} {:>9} {:>9} {:>7}   {:>10} {:>10} {:>9} {:>12} {:>9} {:>10}",
+        "  {:<24} {:>9} {:>9} {:>7} {:>11}   {:>10} {:>10} {:>9} {:>12} {:>9} {:>10}",
         "stream/mode/flows",
         "dpdk",
         "ours",
         "ratio",
+        "rounds",
         "ipv6/ipv4",
         "raw/ipv4",
         "floor",
@@ -643,11 +837,12 @@ fn main() {
             (format!("{read:.2}"), format!("{:.2}x", peer / read))
         };
         println!(
-            "  {:<24} {:>9.2} {:>9.2} {:>6.2}x   {:>10} {:>10} {:>9.2} {:>11.2}x {:>9} {:>10}",
+            "  {:<24} {:>9.2} {:>9.2} {:>6.2}x {:>11}   {:>10} {:>10} {:>9.2} {:>11.2}x {:>9} {:>10}",
             c.name(),
             peer,
             median(&mut c.mine),
             median(&mut c.ratio),
+            spread(&c.ratio),
             r6,
             rr,
             floor,
