@@ -541,9 +541,16 @@ impl Peer {
 
     /// One round of `c`: ours on its stream and the rewrites, passes
     /// alternated ([`alternate`]), and the peer in the same loop when it
-    /// runs in this process, else before it as its own process.
+    /// runs in this process, else before it as its own process. Ours' frames
+    /// move to fresh pages first ([`Stream::relaid`]).
     fn run(&self, c: &mut Cell, ms: f64) -> Round {
         let name = c.name();
+        for r in [Some(&mut c.ours), c.tcp6.as_mut(), c.raw.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            r.stream = r.stream.relaid();
+        }
         let n = c.ours.stream.len() as f64;
         let peer_binary = match self {
             Peer::Binary(bin) => Some(run_peer(bin, c.kind, c.flows, c.mode, ms)),

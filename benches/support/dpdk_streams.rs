@@ -27,6 +27,9 @@ pub struct Stream {
     /// cache state).
     hdr_len: usize,
     saved: Vec<u8>,
+    /// `lay_out`'s stride and page offset, for [`Stream::relaid`].
+    stride: usize,
+    page_off: usize,
 }
 
 impl Stream {
@@ -49,7 +52,25 @@ impl Stream {
             at,
             hdr_len,
             saved,
+            stride,
+            page_off,
         }
+    }
+
+    /// The same frames (headers as saved) laid out again in a buffer of
+    /// their own. Why: which physical pages a buffer gets sets how its
+    /// frames share cache sets; the peer's pool hands out other mbufs each
+    /// round, so ours takes other pages each round too.
+    pub fn relaid(&self) -> Stream {
+        let frames: Vec<Vec<u8>> = (0..self.len())
+            .map(|i| {
+                let mut f = self.frame(i).to_vec();
+                let h = self.hdr_len.min(f.len());
+                f[..h].copy_from_slice(&self.saved[i * self.hdr_len..i * self.hdr_len + h]);
+                f
+            })
+            .collect();
+        Stream::lay_out(&frames, self.stride, self.page_off, self.hdr_len)
     }
 
     pub fn len(&self) -> usize {
