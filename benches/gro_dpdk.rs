@@ -598,22 +598,30 @@ impl Peer {
         };
         let ratio_to_ours = |k: usize| (k <= rewrites).then(|| median_ratio(&kept[k], &kept[0]));
         let (ratio6, ratio_raw) = (ratio_to_ours(1), ratio_to_ours(2));
-        let (peer, ratio) = match peer_binary {
-            Some(p) => (p.clone(), p.ns / ours.ns),
-            None if kept.len() > rewrites + 1 => {
-                let t = &kept[rewrites + 1];
-                #[cfg(dpdk_peer)]
-                let p = in_process.as_ref().map(|p| CellResult {
-                    ns: median(&mut t.iter().map(|t| t / n).collect::<Vec<_>>()),
+        // The peer's column of the samples, when it ran in this process.
+        #[cfg(dpdk_peer)]
+        let alternated = in_process
+            .as_ref()
+            .zip(kept.get(rewrites + 1))
+            .map(|(p, t)| {
+                let ns = median(&mut t.iter().map(|t| t / n).collect::<Vec<_>>());
+                let result = CellResult {
+                    ns,
                     out: p.out,
                     groups: p.groups,
                     hash: p.hash,
-                });
-                #[cfg(not(dpdk_peer))]
-                let p: Option<CellResult> = None;
-                (p.expect("the peer's engine"), median_ratio(t, &kept[0]))
+                };
+                (result, median_ratio(t, &kept[0]))
+            });
+        #[cfg(not(dpdk_peer))]
+        let alternated: Option<(CellResult, f64)> = None;
+        let (peer, ratio) = match (peer_binary, alternated) {
+            (Some(p), _) => {
+                let ratio = p.ns / ours.ns;
+                (p, ratio)
             }
-            None => (ours.clone(), 1.0),
+            (None, Some(alternated)) => alternated,
+            (None, None) => (ours.clone(), 1.0),
         };
         Round {
             ours,
