@@ -386,19 +386,35 @@ fn median_per_frame(ms: f64, n: f64, mut pass: impl FnMut() -> Option<f64>) -> f
     median(&mut samples)
 }
 
+/// The CPU the peer's lcore and this thread run on (`CPU`, default 0).
+fn cpu() -> String {
+    std::env::var("CPU").unwrap_or_else(|_| "0".into())
+}
+
+/// DPDK EAL's arguments as the peer's `run.sh` gives them: no huge pages,
+/// no devices, one lcore ([`cpu`]).
+fn eal_args() -> Vec<String> {
+    let cpu = cpu();
+    [
+        "--no-huge",
+        "--no-pci",
+        "-m",
+        "512",
+        "--no-shconf",
+        "--no-telemetry",
+        "-l",
+        &cpu,
+        "--log-level=lib.eal:warning",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 /// The peer for one cell: a fresh process, its `CELL` line parsed.
 fn run_peer(bin: &Path, kind: &str, flows: u32, mode: &str, ms: f64) -> CellResult {
-    let cpu = std::env::var("CPU").unwrap_or_else(|_| "0".into());
     let o = Command::new(bin)
-        .args([
-            "--no-huge",
-            "--no-pci",
-            "-m",
-            "512",
-            "--no-shconf",
-            "--no-telemetry",
-        ])
-        .args(["-l", &cpu, "--log-level=lib.eal:warning", "--"])
+        .args(eal_args())
+        .arg("--")
         .arg(format!("ms={ms}"))
         .arg(format!("kinds={kind}"))
         .arg(format!("flows={flows}"))
@@ -440,24 +456,12 @@ fn spread(v: &[f64]) -> String {
 /// One engine's pass for [`alternate`]: its ns, `None` when preempted.
 type TimedPass<'a> = Box<dyn FnMut() -> Option<f64> + 'a>;
 
-/// Whether each timed pass runs right after the other engines' passes
-/// (`COLD=1`) instead of after an untimed pass of its own engine.
-fn cold() -> bool {
-    std::env::var_os("COLD").is_some()
-}
-
-/// Ours on `r` for [`alternate`]: its checked first pass, and per call an
-/// untimed pass (unless [`cold`]) and a timed one.
+/// Ours on `r` for [`alternate`]: its checked first pass, and a timed pass
+/// per call.
 fn ours_engine(r: &mut Replay) -> (CellResult, TimedPass<'_>) {
     let (mut gro, first) = ours_first(r);
-    let (out, cold) = (first.out, cold());
-    let timed = move || {
-        if !cold {
-            ours_pass(r, &mut gro, out);
-        }
-        ours_pass(r, &mut gro, out)
-    };
-    (first, Box::new(timed))
+    let out = first.out;
+    (first, Box::new(move || ours_pass(r, &mut gro, out)))
 }
 
 /// The passes of `engines` alternated, one call of each in turn per sample:
@@ -465,19 +469,26 @@ fn ours_engine(r: &mut Replay) -> (CellResult, TimedPass<'_>) {
 ///
 /// Why: the machine's speed drifts over milliseconds, so engines timed one
 /// after the other differ by the drift; ratios taken sample by sample see
-/// the same machine. Each call runs an untimed pass of its engine first
-/// (unless [`cold`]), so a timed pass starts from its own engine's state, as
+/// the same machine. Each engine runs an untimed pass before its timed one
+/// (`COLD=1`: not), so a timed pass starts from its own engine's state, as
 /// in a run of that engine alone (the peer's README). A sample with a
 /// preempted pass is dropped; until about `ms` of kept passes per engine
 /// and at least 5 samples, or 3 x that + 0.5 s of wall time.
 fn alternate(ms: f64, engines: &mut [TimedPass<'_>]) -> Vec<Vec<f64>> {
     let mut kept: Vec<Vec<f64>> = vec![Vec::new(); engines.len()];
     let budget = ms * 1e6 * engines.len() as f64;
+    let warm = std::env::var_os("COLD").is_none();
     let (mut kept_ns, start) = (0.0, Instant::now());
     while (kept_ns < budget || kept[0].len() < 5)
         && start.elapsed().as_secs_f64() * 1e9 < 3.0 * budget + 5e8
     {
-        let sample: Vec<Option<f64>> = engines.iter_mut().map(|e| e()).collect();
+        let mut timed = |e: &mut TimedPass<'_>| {
+            if warm {
+                e();
+            }
+            e()
+        };
+        let sample: Vec<Option<f64>> = engines.iter_mut().map(&mut timed).collect();
         if let Some(sample) = sample.into_iter().collect::<Option<Vec<f64>>>() {
             kept_ns += sample.iter().sum::<f64>();
             for (k, dt) in kept.iter_mut().zip(sample) {
@@ -486,6 +497,11 @@ fn alternate(ms: f64, engines: &mut [TimedPass<'_>]) -> Vec<Vec<f64>> {
         }
     }
     kept
+}
+
+/// The median of `passes` (ns each) divided by `n` frames per pass.
+fn frame_median(passes: &[f64], n: f64) -> f64 {
+    median(&mut passes.iter().map(|t| t / n).collect::<Vec<_>>())
 }
 
 /// The median over samples of `a[k] / b[k]`.
@@ -505,7 +521,7 @@ struct Round {
 
 /// How the peer runs against ours.
 enum Peer {
-    /// In this process, pass for pass with ours ([`run_alternating`]).
+    /// In this process, pass for pass with ours ([`alternate`]).
     #[cfg(dpdk_peer)]
     InProcess,
     /// Its own binary, a fresh process per cell and round, then ours.
@@ -522,8 +538,7 @@ fn which_peer(bin: &Path) -> Peer {
     }
     #[cfg(dpdk_peer)]
     if std::env::var("INPROC").map_or(true, |v| v != "0") {
-        let cpu = std::env::var("CPU").unwrap_or_else(|_| "0".into());
-        match dpdk_peer::init(&cpu) {
+        match dpdk_peer::init(&eal_args()) {
             Ok(()) => return Peer::InProcess,
             Err(e) => eprintln!("gro_dpdk: no in-process peer ({e}); running its binary"),
         }
@@ -580,12 +595,7 @@ impl Peer {
         }
         #[cfg(dpdk_peer)]
         if let Some(p) = in_process.as_mut() {
-            let cold = cold();
             engines.push(Box::new(move || {
-                if !cold {
-                    p.pass();
-                    p.reset();
-                }
                 let (o, dt) = un_preempted(|| p.pass());
                 p.reset();
                 assert_eq!(o, Some(p.out), "the peer's outputs changed between passes");
@@ -595,7 +605,7 @@ impl Peer {
         let kept = alternate(ms, &mut engines);
         drop(engines);
         let ours = CellResult {
-            ns: median(&mut kept[0].iter().map(|t| t / n).collect::<Vec<_>>()),
+            ns: frame_median(&kept[0], n),
             ..first
         };
         let ratio_to_ours = |k: usize| (k <= rewrites).then(|| median_ratio(&kept[k], &kept[0]));
@@ -606,9 +616,8 @@ impl Peer {
             .as_ref()
             .zip(kept.get(rewrites + 1))
             .map(|(p, t)| {
-                let ns = median(&mut t.iter().map(|t| t / n).collect::<Vec<_>>());
                 let result = CellResult {
-                    ns,
+                    ns: frame_median(t, n),
                     out: p.out,
                     groups: p.groups,
                     hash: p.hash,

@@ -27,21 +27,13 @@ unsafe extern "C" {
     fn peer_cell_free(c: *mut RawCell) -> u64;
 }
 
-/// Starts DPDK's EAL as the peer's binary is started (`--no-huge`, one lcore
-/// `cpu`) and creates its mbuf pool. Once per process.
-pub fn init(cpu: &str) -> Result<(), String> {
-    let args = [
-        "gro_dpdk",
-        "--no-huge",
-        "--no-pci",
-        "-m",
-        "512",
-        "--no-shconf",
-        "--no-telemetry",
-        "-l",
-        cpu,
-        "--log-level=lib.eal:warning",
-    ];
+/// Starts DPDK's EAL with `eal_args` (as the peer's binary is started) and
+/// creates the peer's mbuf pool. Once per process.
+pub fn init(eal_args: &[String]) -> Result<(), String> {
+    let args: Vec<&str> = ["gro_dpdk"]
+        .into_iter()
+        .chain(eal_args.iter().map(String::as_str))
+        .collect();
     let owned: Vec<CString> = args
         .iter()
         .map(|a| CString::new(*a).expect("no NUL"))
