@@ -62,15 +62,11 @@ impl Stream {
     /// frames share cache sets; the peer's pool hands out other mbufs each
     /// round, so ours takes other pages each round too.
     pub fn relaid(&self) -> Stream {
-        let frames: Vec<Vec<u8>> = (0..self.len())
-            .map(|i| {
-                let mut f = self.frame(i).to_vec();
-                let h = self.hdr_len.min(f.len());
-                f[..h].copy_from_slice(&self.saved[i * self.hdr_len..i * self.hdr_len + h]);
-                f
-            })
-            .collect();
-        Stream::lay_out(&frames, self.stride, self.page_off, self.hdr_len)
+        let frames: Vec<Vec<u8>> = (0..self.len()).map(|i| self.frame(i).to_vec()).collect();
+        let mut copy = Stream::lay_out(&frames, self.stride, self.page_off, self.hdr_len);
+        copy.saved.clone_from(&self.saved);
+        copy.reset();
+        copy
     }
 
     pub fn len(&self) -> usize {
