@@ -366,7 +366,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// ([`Gro::prefetch`]). Headers of frames one per page, cold in
     /// the cache, were most of the time per packet otherwise
     /// (`docs/perf/gro-hot-path.md`). It also merges a train (frames that
-    /// continue the previous frame's flow) by that flow's prediction alone.
+    /// continue the flow that came next the last time: one flow's segments
+    /// back to back, or a round robin of flows) by the prediction alone.
     pub fn receive_burst<S, E>(
         &mut self,
         burst: &[BurstFrame<'_>],
@@ -385,11 +386,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.hint_ahead(burst, i);
             i += 1;
             match self.fast_guessed(f.frame, f.id, &f.meta, sink) {
-                Some((d, train)) => {
+                Some(d) => {
                     each(f.id, d);
-                    if train {
-                        i = self.train(burst, i, sink, &mut each);
-                    }
+                    i = self.train(burst, i, sink, &mut each);
                 }
                 None => each(
                     f.id,
@@ -425,7 +424,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Disposition {
-        if let Some((v, _)) = self.fast_guessed(frame, id, meta, sink) {
+        if let Some(v) = self.fast_guessed(frame, id, meta, sink) {
             return v;
         }
         self.receive_unguessed(frame, id, meta, now, sink)
@@ -471,8 +470,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// read, so a train of one flow's segments (or a round robin of flows)
     /// skips the lead checks of the paths tried before its own. Frames the
     /// software verifies take their path, which sums before it guesses.
-    /// With the disposition, whether the frame continued the previous frame's
-    /// flow (a train: [`Self::train`]). `None` with nothing changed otherwise.
+    /// `None` with nothing changed otherwise.
     #[inline(always)]
     fn fast_guessed<S: FnMut(&SuperPacket)>(
         &mut self,
@@ -480,12 +478,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         id: u32,
         meta: &CsumMeta,
         sink: &mut S,
-    ) -> Option<(Disposition, bool)> {
+    ) -> Option<Disposition> {
         if !vouched(meta) {
             return None;
         }
         let (slot, s) = self.guess()?;
-        let train = slot == self.last;
         if frame.len() != s.exp.len() as usize {
             return None;
         }
@@ -499,21 +496,21 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         // holds no other layout).
         if s.tcp4 {
             let ok = same8(TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<false>(s, frame);
-            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Tcp4, sink), train));
+            return ok.then(|| self.merge_guessed(hit, n, id, Layout::Tcp4, sink));
         }
         if s.vx4 {
             let ok = self.vxlan_covered(meta, frame)?
                 && same8(VXLAN4.ip[1] + ipv4::SRC_OFFSET)
                 && is_next_vxlan4(s, frame);
-            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Vxlan4, sink), train));
+            return ok.then(|| self.merge_guessed(hit, n, id, Layout::Vxlan4, sink));
         }
         if s.tcp6 {
             let ok = same8(TCP6.ip[0] + IPV6_SRC_LOW) && is_next_tcp6(s, frame);
-            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Tcp6, sink), train));
+            return ok.then(|| self.merge_guessed(hit, n, id, Layout::Tcp6, sink));
         }
         if s.raw4 {
             let ok = same8(RAW_TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<true>(s, frame);
-            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::RawTcp4, sink), train));
+            return ok.then(|| self.merge_guessed(hit, n, id, Layout::RawTcp4, sink));
         }
         None
     }

@@ -670,6 +670,32 @@ fn bulk_bursts_merge_by_trains() {
     }
 }
 
+/// Two flows interleaved in each burst merge by trains too: a train follows
+/// each flow's successor (the flow whose frame came next the last time), so
+/// a round robin of flows runs as one flow's segments back to back do, with
+/// the general path's result.
+#[test]
+fn round_robin_bursts_merge_by_trains() {
+    for vx in [false, true] {
+        for state in [1u8, 3] {
+            let specs: Vec<Spec> = (0..24)
+                .map(|n| Spec {
+                    flow: n % 2,
+                    ..bulk(0, state, vx)
+                })
+                .collect();
+            let (out, stats, fast) = run_held(&specs, false);
+            let (gout, gstats, _) = run_held(&specs, true);
+            assert_eq!((&out, &stats), (&gout, &gstats), "{vx} {state}");
+            let trained = fast.trained;
+            // Bursts of frames 8-11 and 16-19: frame 8 (or 16) merges by the
+            // guess, the three after it by the train.
+            let want = if state == 3 { 6 } else { 0 };
+            assert_eq!(trained, want, "{vx} {state}: {trained} merges by trains");
+        }
+    }
+}
+
 /// A train stops at a segment the device did not vouch for (verified in
 /// software, reported `Complete`, a level that leaves the inner TCP
 /// unchecked), good or with a bad TCP checksum: the general path's result.

@@ -1,5 +1,7 @@
-//! Trains: the frames of a burst that continue the flow the previous frame
-//! merged into, compared with that flow's prediction alone.
+//! Trains: the frames of a burst that each continue the flow that followed
+//! the previous frame's flow the last time (the same flow for one flow's
+//! segments back to back, the next one in a round robin of flows), compared
+//! with that flow's prediction alone.
 
 use super::super::expect::Layout;
 use super::super::output::{Disposition, SuperPacket};
@@ -7,13 +9,15 @@ use super::{BurstFrame, Gro, is_next_tcp4, is_next_tcp6, is_next_vxlan4, vouched
 
 impl<const FLOWS: usize> Gro<FLOWS> {
     /// Merges frames from `burst[i]` on while each is a vouched frame and the
-    /// predicted next segment of the flow the previous frame joined; returns
-    /// the index of the first frame it leaves. What [`Self::receive_inline`]
-    /// does for such a frame (its guess is that flow), without the guess's
-    /// two table reads and the layout dispatch per frame.
+    /// predicted next segment of the guessed flow (the successor of the flow
+    /// the previous frame joined, see [`Self::guessed`]) and has the layout
+    /// of the flow the train started from; returns the index of the first
+    /// frame it leaves. What [`Self::receive_inline`] does for such a frame,
+    /// without the guess's table reads and the layout dispatch per frame.
     /// Why: a bulk flow's segments come back to back in a burst (one RSS
-    /// queue, a sender's TSO bursts); finding the flow again for each was
-    /// about a tenth of the frame's instructions (`docs/perf/gro-hot-path.md`).
+    /// queue, a sender's TSO bursts), and a few flows sharing a queue come
+    /// round robin; finding the flow again for each was about a tenth of the
+    /// frame's instructions (`docs/perf/gro-hot-path.md`).
     #[inline(always)]
     pub(super) fn train<S, E>(
         &mut self,
@@ -26,28 +30,30 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         S: FnMut(&SuperPacket),
         E: FnMut(u32, Disposition),
     {
-        let slot = self.last;
-        let Some(s) = self.flows.get(slot as usize) else {
+        let Some(s) = self.flows.get(self.last as usize) else {
             return i;
         };
+        let slot = s.succ;
         if s.tcp4 {
             let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                vouched(&f.meta) && is_next_tcp4::<false>(s, f.frame)
+                s.tcp4 && vouched(&f.meta) && is_next_tcp4::<false>(s, f.frame)
             };
             self.run(burst, i, slot, Layout::Tcp4, sink, each, is)
         } else if s.vx4 {
             let is = |g: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                g.vxlan_covered(&f.meta, f.frame) == Some(true) && is_next_vxlan4(s, f.frame)
+                s.vx4
+                    && g.vxlan_covered(&f.meta, f.frame) == Some(true)
+                    && is_next_vxlan4(s, f.frame)
             };
             self.run(burst, i, slot, Layout::Vxlan4, sink, each, is)
         } else if s.tcp6 {
             let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                vouched(&f.meta) && is_next_tcp6(s, f.frame)
+                s.tcp6 && vouched(&f.meta) && is_next_tcp6(s, f.frame)
             };
             self.run(burst, i, slot, Layout::Tcp6, sink, each, is)
         } else if s.raw4 {
             let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                vouched(&f.meta) && is_next_tcp4::<true>(s, f.frame)
+                s.raw4 && vouched(&f.meta) && is_next_tcp4::<true>(s, f.frame)
             };
             self.run(burst, i, slot, Layout::RawTcp4, sink, each, is)
         } else {
@@ -55,16 +61,18 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
     }
 
-    /// [`Self::train`] for one layout: `is` tells whether a frame is flow
-    /// `slot`'s vouched predicted next segment. A flush at the segment limit
-    /// clears the prediction, which ends the train.
+    /// [`Self::train`] for one layout from flow `slot` on: `is` tells whether
+    /// a frame is a flow's vouched predicted next segment (and the flow has
+    /// the layout); after each merge the train moves to that flow's
+    /// successor. A flush at the segment limit clears the prediction, which
+    /// ends the train at that flow's next frame.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn run<S, E>(
         &mut self,
         burst: &[BurstFrame<'_>],
         mut i: usize,
-        slot: u16,
+        mut slot: u16,
         layout: Layout,
         sink: &mut S,
         each: &mut E,
@@ -83,6 +91,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 break;
             }
             let hit = (slot, s.p.payload as usize);
+            let succ = s.succ;
             let d = self.merge_guessed(hit, f.frame.len(), f.id, layout, sink);
             #[cfg(test)]
             {
@@ -90,6 +99,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
             each(f.id, d);
             i += 1;
+            slot = succ;
         }
         i
     }
