@@ -34,9 +34,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return i;
         };
         let slot = s.succ;
+        // The flows of a round robin may differ in layout. A TCP/IPv4 frame's
+        // compare needs no layout test (as in `predicted_tcp4`: only
+        // fixed-layout flows predict, an engine holds raw or Ethernet flows,
+        // and a VXLAN flow's outer IP protocol differs, which the compare
+        // covers); VXLAN and IPv6 test the layout, as their lookups do.
         if s.tcp4 {
             let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                s.tcp4 && vouched(&f.meta) && is_next_tcp4::<false>(s, f.frame)
+                vouched(&f.meta) && is_next_tcp4::<false>(s, f.frame)
             };
             self.run(burst, i, slot, Layout::Tcp4, sink, each, is)
         } else if s.vx4 {
@@ -53,7 +58,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.run(burst, i, slot, Layout::Tcp6, sink, each, is)
         } else if s.raw4 {
             let is = |_: &Self, s: &SuperPacket, f: &BurstFrame<'_>| {
-                s.raw4 && vouched(&f.meta) && is_next_tcp4::<true>(s, f.frame)
+                vouched(&f.meta) && is_next_tcp4::<true>(s, f.frame)
             };
             self.run(burst, i, slot, Layout::RawTcp4, sink, each, is)
         } else {
@@ -62,9 +67,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     }
 
     /// [`Self::train`] for one layout from flow `slot` on: `is` tells whether
-    /// a frame is a flow's vouched predicted next segment (and the flow has
-    /// the layout); after each merge the train moves to that flow's
-    /// successor. A flush at the segment limit clears the prediction, which
+    /// a frame is a flow's vouched predicted next segment by this layout's
+    /// rules; after each merge the train moves to that flow's successor. A flush at the segment limit clears the prediction, which
     /// ends the train at that flow's next frame.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
