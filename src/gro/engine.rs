@@ -386,9 +386,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             self.hint_ahead(burst, i);
             i += 1;
             match self.fast_guessed(f.frame, f.id, &f.meta, sink) {
-                Some(d) => {
+                Some((d, train)) => {
                     each(f.id, d);
-                    i = self.train(burst, i, sink, &mut each);
+                    i = if train {
+                        self.train::<false, S, E>(burst, i, sink, &mut each)
+                    } else {
+                        self.train::<true, S, E>(burst, i, sink, &mut each)
+                    };
                 }
                 None => each(
                     f.id,
@@ -424,7 +428,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Disposition {
-        if let Some(v) = self.fast_guessed(frame, id, meta, sink) {
+        if let Some((v, _)) = self.fast_guessed(frame, id, meta, sink) {
             return v;
         }
         self.receive_unguessed(frame, id, meta, now, sink)
@@ -478,11 +482,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         id: u32,
         meta: &CsumMeta,
         sink: &mut S,
-    ) -> Option<Disposition> {
+    ) -> Option<(Disposition, bool)> {
         if !vouched(meta) {
             return None;
         }
         let (slot, s) = self.guess()?;
+        let train = slot == self.last;
         if frame.len() != s.exp.len() as usize {
             return None;
         }
@@ -496,21 +501,21 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         // holds no other layout).
         if s.tcp4 {
             let ok = same8(TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<false>(s, frame);
-            return ok.then(|| self.merge_guessed(hit, n, id, Layout::Tcp4, sink));
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Tcp4, sink), train));
         }
         if s.vx4 {
             let ok = self.vxlan_covered(meta, frame)?
                 && same8(VXLAN4.ip[1] + ipv4::SRC_OFFSET)
                 && is_next_vxlan4(s, frame);
-            return ok.then(|| self.merge_guessed(hit, n, id, Layout::Vxlan4, sink));
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Vxlan4, sink), train));
         }
         if s.tcp6 {
             let ok = same8(TCP6.ip[0] + IPV6_SRC_LOW) && is_next_tcp6(s, frame);
-            return ok.then(|| self.merge_guessed(hit, n, id, Layout::Tcp6, sink));
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::Tcp6, sink), train));
         }
         if s.raw4 {
             let ok = same8(RAW_TCP4.ip[0] + ipv4::SRC_OFFSET) && is_next_tcp4::<true>(s, frame);
-            return ok.then(|| self.merge_guessed(hit, n, id, Layout::RawTcp4, sink));
+            return ok.then(|| (self.merge_guessed(hit, n, id, Layout::RawTcp4, sink), train));
         }
         None
     }
