@@ -474,7 +474,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// read, so a train of one flow's segments (or a round robin of flows)
     /// skips the lead checks of the paths tried before its own. Frames the
     /// software verifies take their path, which sums before it guesses.
-    /// `None` with nothing changed otherwise.
+    /// With the disposition, whether the frame continued the previous
+    /// frame's own flow (which picks the kind of [`Self::train`] that
+    /// follows). `None` with nothing changed otherwise.
     #[inline(always)]
     fn fast_guessed<S: FnMut(&SuperPacket)>(
         &mut self,

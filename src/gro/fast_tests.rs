@@ -626,6 +626,26 @@ fn bulk_stream_merges_by_prediction() {
     }
 }
 
+/// `specs` through the fast and the general engine ([`run_held`]), whose
+/// outputs and counters must agree (`what` names the case); both engines,
+/// for the fast paths' counters.
+fn held_alike(specs: &[Spec], what: &str) -> (Gro<4>, Gro<4>) {
+    let (out, stats, fast) = run_held(specs, false);
+    let (gout, gstats, general) = run_held(specs, true);
+    assert_eq!((&out, &stats), (&gout, &gstats), "{what}");
+    (fast, general)
+}
+
+/// `n` bulk segments of `flows` flows interleaved round robin.
+fn round_robin(n: u8, flows: u8, state: u8, vx: bool) -> Vec<Spec> {
+    (0..n)
+        .map(|k| Spec {
+            flow: k % flows,
+            ..bulk(0, state, vx)
+        })
+        .collect()
+}
+
 /// Flows interleaved round-robin (plain and VXLAN, vouched and verified)
 /// merge by the guess (the flow that followed the previous frame's flow the
 /// last time) from their third round on, with the general path's result.
@@ -633,15 +653,10 @@ fn bulk_stream_merges_by_prediction() {
 fn round_robin_flows_merge_into_the_guessed_flow() {
     for vx in [false, true] {
         for state in [1u8, 3] {
-            let specs: Vec<Spec> = (0..18)
-                .map(|n| Spec {
-                    flow: n % 3,
-                    ..bulk(0, state, vx)
-                })
-                .collect();
-            let (out, stats, fast) = run_held(&specs, false);
-            let (gout, gstats, _) = run_held(&specs, true);
-            assert_eq!((&out, &stats), (&gout, &gstats), "{vx} {state}");
+            let (fast, _) = held_alike(
+                &round_robin(18, 3, state, vx),
+                &std::format!("{vx} {state}"),
+            );
             let guessed = fast.guessed;
             // Rounds 3 to 6 of three flows: 12 merges by the guess.
             assert!(guessed >= 12, "{vx} {state}: {guessed} merges by the guess");
@@ -656,10 +671,10 @@ fn round_robin_flows_merge_into_the_guessed_flow() {
 fn bulk_bursts_merge_by_trains() {
     for vx in [false, true] {
         for state in [1u8, 3] {
-            let specs: Vec<Spec> = (0..16).map(|_| bulk(0, state, vx)).collect();
-            let (out, stats, fast) = run_held(&specs, false);
-            let (gout, gstats, general) = run_held(&specs, true);
-            assert_eq!((&out, &stats), (&gout, &gstats), "{vx} {state}");
+            let (fast, general) = held_alike(
+                &round_robin(16, 1, state, vx),
+                &std::format!("{vx} {state}"),
+            );
             assert_eq!(general.trained, 0, "the general path has no trains");
             let trained = fast.trained;
             // Bursts of frames 0-3 and 8-11: frame 3 (after frame 2's guessed
@@ -678,15 +693,10 @@ fn bulk_bursts_merge_by_trains() {
 fn round_robin_bursts_merge_by_trains() {
     for vx in [false, true] {
         for state in [1u8, 3] {
-            let specs: Vec<Spec> = (0..24)
-                .map(|n| Spec {
-                    flow: n % 2,
-                    ..bulk(0, state, vx)
-                })
-                .collect();
-            let (out, stats, fast) = run_held(&specs, false);
-            let (gout, gstats, _) = run_held(&specs, true);
-            assert_eq!((&out, &stats), (&gout, &gstats), "{vx} {state}");
+            let (fast, _) = held_alike(
+                &round_robin(24, 2, state, vx),
+                &std::format!("{vx} {state}"),
+            );
             let trained = fast.trained;
             // Bursts of frames 8-11 and 16-19: frame 8 (or 16) merges by the
             // guess, the three after it by the train.
