@@ -975,3 +975,45 @@ fn tcp6_new_flow_beside_an_extension_header_flow() {
         }
     }
 }
+
+/// Trains longer than the hint window (a frame and the six after it) run
+/// through the window and on through the burst's last frames: one burst of
+/// 24 vouched frames, of one flow or three round robin, merges every frame
+/// from the third (one flow) or fifth (three flows) on by a train, with what
+/// frame-by-frame receives give.
+#[test]
+fn long_trains_cross_from_the_window_to_the_burst_end() {
+    for vx in [false, true] {
+        for (flows, want) in [(1u8, 21u64), (3, 19)] {
+            let mut st = [FlowState { seq: 1000, id: 5 }; 4];
+            let frames: Vec<(Vec<u8>, CsumMeta)> = round_robin(24, flows, 3, vx)
+                .iter()
+                .enumerate()
+                .map(|(j, s)| frame(*s, &mut st[s.flow as usize], j as u8))
+                .collect();
+            let burst: Vec<BurstFrame<'_>> = frames
+                .iter()
+                .enumerate()
+                .map(|(j, (f, meta))| BurstFrame {
+                    frame: f,
+                    id: j as u32,
+                    meta: meta.clone(),
+                })
+                .collect();
+            let mut by_burst: Gro<4> = Gro::new(GroConfig::new());
+            let mut out = Vec::new();
+            let mut sink = |sp: &SuperPacket| record(&mut out, sp);
+            by_burst.receive_burst(&burst, 0, &mut sink, |_, _| {});
+            by_burst.flush_all(&mut sink);
+            let mut by_frame: Gro<4> = Gro::new(GroConfig::new());
+            let mut each_out = Vec::new();
+            let mut sink = |sp: &SuperPacket| record(&mut each_out, sp);
+            for f in &burst {
+                by_frame.receive(f.frame, f.id, f.meta.clone(), 0, &mut sink);
+            }
+            by_frame.flush_all(&mut sink);
+            assert_eq!(out, each_out, "{vx} {flows}");
+            assert_eq!(by_burst.trained, want, "{vx} {flows}");
+        }
+    }
+}
