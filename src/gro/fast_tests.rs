@@ -1003,16 +1003,23 @@ fn long_trains_cross_from_the_window_to_the_burst_end() {
             let mut by_burst: Gro<4> = Gro::new(GroConfig::new());
             let mut out = Vec::new();
             let mut sink = |sp: &SuperPacket| record(&mut out, sp);
-            by_burst.receive_burst(&burst, 0, &mut sink, |_, _| {});
+            let mut verdicts = Vec::new();
+            by_burst.receive_burst(&burst, 0, &mut sink, |id, v| verdicts.push((id, v)));
             by_burst.flush_all(&mut sink);
             let mut by_frame: Gro<4> = Gro::new(GroConfig::new());
             let mut each_out = Vec::new();
             let mut sink = |sp: &SuperPacket| record(&mut each_out, sp);
-            for f in &burst {
-                by_frame.receive(f.frame, f.id, f.meta.clone(), 0, &mut sink);
-            }
+            let each_verdicts: Vec<_> = burst
+                .iter()
+                .map(|f| {
+                    (
+                        f.id,
+                        by_frame.receive(f.frame, f.id, f.meta.clone(), 0, &mut sink),
+                    )
+                })
+                .collect();
             by_frame.flush_all(&mut sink);
-            assert_eq!(out, each_out, "{vx} {flows}");
+            assert_eq!((out, verdicts), (each_out, each_verdicts), "{vx} {flows}");
             assert_eq!(by_burst.trained, want, "{vx} {flows}");
         }
     }
