@@ -10,7 +10,7 @@
 
 use super::config::{GroKinds, MAX_HEADER};
 use super::reason::FlushReason;
-use crate::csum::{self, Sum16, Wsum};
+use crate::csum::{self, Wsum};
 use crate::wire::LinkType;
 use crate::wire::consts::{ethertype, ipproto, port};
 use crate::wire::{ethernet, geneve, gre, ipv4, ipv6, ipv6_ext, tcp, udp, vxlan};
@@ -176,23 +176,6 @@ fn first(defect: &mut Option<FlushReason>, r: FlushReason) {
     }
 }
 
-/// The IPv4 header checksum over `hdr` (`ip_fast_csum`: 0 when valid);
-/// 20-byte headers take an unrolled path.
-#[inline(always)]
-pub(crate) fn ipv4_sum(hdr: &[u8]) -> Sum16 {
-    if let Ok(h) = <&[u8; 20]>::try_from(hdr) {
-        let mut s: u64 = 0;
-        for w in h.chunks_exact(4) {
-            s += u32::from_ne_bytes([w[0], w[1], w[2], w[3]]) as u64;
-        }
-        s = (s & 0xFFFF_FFFF) + (s >> 32);
-        s = (s & 0xFFFF_FFFF) + (s >> 32);
-        csum::fold(Wsum::new(s as u32))
-    } else {
-        csum::ipv4_header(hdr)
-    }
-}
-
 /// The ones-complement checksum of a word sum: folded, complemented (what a
 /// from-scratch `ip_fast_csum` writes).
 #[inline(always)]
@@ -202,10 +185,11 @@ pub(crate) const fn fold_not(sum: u32) -> u16 {
     !(s as u16)
 }
 
-/// True when an IPv4 header's checksum verifies.
+/// True when an IPv4 header's checksum verifies ([`csum::ipv4_header`]:
+/// `adc` chains of u64 words, 7 instructions fewer than u32 words summed).
 #[inline(always)]
 pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
-    ipv4_sum(hdr).is_zero()
+    csum::ipv4_header(hdr).is_zero()
 }
 
 /// The common case in one bounds check: Ethernet, IPv4 without options, TCP,
