@@ -162,9 +162,12 @@ impl Expect {
             self.ip_base[1] = ip_base(first, VXLAN4.ip[1]);
         }
         let opts = payload.saturating_sub(layout.options());
-        let masks = OPT_MASKS.get(opts);
-        self.opt_mask = masks.copied().unwrap_or([0; 2]);
-        self.len = if masks.is_some() && fits { end } else { 0 };
+        // Past the table (more option bytes than the compare covers) no
+        // prediction is made, so any mask serves: the last one, by a clamped
+        // index (an `Option` of the pair went through the stack).
+        let known = opts < OPT_MASKS.len();
+        self.opt_mask = OPT_MASKS[opts.min(OPT_MASKS.len() - 1)];
+        self.len = if known && fits { end } else { 0 };
     }
 
     /// No prediction for this flow (a layout the compare does not cover).
