@@ -12,6 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use netoffload_replay::mix;
 use support::{pcap, pcapng, tmp};
@@ -82,10 +83,14 @@ fn run(capture: &Path, threads: usize, outputs: bool, stdin: bool) -> Run {
 }
 
 fn run_with(capture: &Path, threads: usize, outputs: bool, stdin: bool, extra: &[&str]) -> Run {
+    // One name per run: the tests run in parallel in one process, and two of
+    // them making the same run wrote the same files at once (a rare failure).
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
     let tag = format!(
-        "{}-{threads}-{outputs}-{stdin}-{}",
+        "{}-{threads}-{outputs}-{stdin}-{}-{}",
         capture.file_name().unwrap().to_string_lossy(),
-        extra.join("")
+        extra.join(""),
+        RUNS.fetch_add(1, Ordering::Relaxed)
     );
     let verdicts = tmp(&format!("{tag}.verdicts.csv"));
     let gro = tmp(&format!("{tag}.gro.csv"));
