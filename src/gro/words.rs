@@ -63,14 +63,23 @@ pub(crate) fn fields_diff(fields: &[VaryField], f: &[u8], p: &Predicted) -> u32 
 
 /// The bits in which `f` differs from `first` in the bytes `masks` keep
 /// (host-order 8-byte words from byte 0): all words treated alike, so the
-/// compiler compares them 16 bytes at a time.
+/// compiler compares them 16 bytes at a time, in one OR chain per 64-byte
+/// line (with one chain, LLVM paired a VXLAN frame's words of the second
+/// line unlike the first header's and shuffled them together: VXLAN 8
+/// flows 2.8 instructions more per packet; as folds, or a loop over the
+/// lines, 3-7 more again).
 #[inline(always)]
 pub(crate) fn words_diff<const N: usize>(first: &[u8], f: &[u8], masks: &[u64; N]) -> u64 {
-    let mut d = 0;
-    for (i, m) in masks.iter().enumerate() {
-        d |= (load8(first, 8 * i) ^ load8(f, 8 * i)) & m;
+    const { assert!(N <= 16, "a header spans at most two lines") };
+    let x = |i: usize| (load8(first, 8 * i) ^ load8(f, 8 * i)) & masks[i];
+    let (mut line0, mut line1) = (0, 0);
+    for i in 0..N.min(8) {
+        line0 |= x(i);
     }
-    d
+    for i in 8..N {
+        line1 |= x(i);
+    }
+    line0 | line1
 }
 
 /// The varying fields of the fixed TCP/IPv4 layout `l`.
