@@ -186,7 +186,8 @@ pub(crate) const fn fold_not(sum: u32) -> u16 {
 }
 
 /// True when an IPv4 header's checksum verifies ([`csum::ipv4_header`]:
-/// `adc` chains of u64 words, 7 instructions fewer than u32 words summed).
+/// `adc` chains of u64 words; u32 words summed cost TCP 64 flows, a new
+/// flow per frame, 2.7 instructions more per packet).
 #[inline(always)]
 pub(crate) fn ipv4_header_ok(hdr: &[u8]) -> bool {
     csum::ipv4_header(hdr).is_zero()
