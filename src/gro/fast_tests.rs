@@ -307,6 +307,18 @@ fn run_link(
     (out, std::format!("{:?}", g.stats()), g.predicted)
 }
 
+/// `frames` as a burst, their ids counted from `first`.
+fn burst_of(frames: &[(Vec<u8>, CsumMeta)], first: usize) -> Vec<BurstFrame<'_>> {
+    (first..)
+        .zip(frames)
+        .map(|(id, (f, meta))| BurstFrame {
+            frame: f,
+            id: id as u32,
+            meta: meta.clone(),
+        })
+        .collect()
+}
+
 /// Feeds `specs` to `g` as one stream (four frames per tick, aged every
 /// nine frames, everything flushed at the end), as raw IP frames when
 /// `raw`; every verdict and super-packet in order. The groups of four go
@@ -328,15 +340,7 @@ fn feed<const N: usize>(g: &mut Gro<N>, specs: &[Spec], raw: bool) -> Vec<Out> {
             })
             .collect();
         if k % 2 == 0 {
-            let burst: Vec<BurstFrame<'_>> = frames
-                .iter()
-                .enumerate()
-                .map(|(j, (f, meta))| BurstFrame {
-                    frame: f,
-                    id: (first + j) as u32,
-                    meta: meta.clone(),
-                })
-                .collect();
+            let burst = burst_of(&frames, first);
             // Both closures write to `out`: the dispositions go after the
             // super-packets their frames flushed, as frame by frame.
             let log = core::cell::RefCell::new(&mut out);
@@ -991,15 +995,7 @@ fn long_trains_cross_from_the_window_to_the_burst_end() {
                 .enumerate()
                 .map(|(j, s)| frame(*s, &mut st[s.flow as usize], j as u8))
                 .collect();
-            let burst: Vec<BurstFrame<'_>> = frames
-                .iter()
-                .enumerate()
-                .map(|(j, (f, meta))| BurstFrame {
-                    frame: f,
-                    id: j as u32,
-                    meta: meta.clone(),
-                })
-                .collect();
+            let burst = burst_of(&frames, 0);
             let mut by_burst: Gro<4> = Gro::new(GroConfig::new());
             let mut out = Vec::new();
             let mut sink = |sp: &SuperPacket| record(&mut out, sp);
