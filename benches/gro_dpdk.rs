@@ -34,7 +34,7 @@
 //! `rte_gro_reassemble_burst` does, from an array of descriptors built before
 //! the pass is timed (the peer's `stream_reset` rebuilds its mbuf array
 //! outside its timing): the same information, and ours hints the
-//! next frame of the burst to the cache ([`Gro::prefetch`]); `BURST=0` calls
+//! frames of the burst ahead to the cache ([`Gro::prefetch`]); `BURST=0` calls
 //! `receive` per frame instead (no hint: in `verify` mode ours is then
 //! slower, see `docs/perf/gro-hot-path.md`).
 //!
@@ -158,7 +158,7 @@ fn descriptors<'f>(frames: &[&'f [u8]], metas: &[CsumMeta]) -> Vec<BurstFrame<'f
 /// One pass over the descriptors `descs`: bursts of 32, every frame received
 /// with its own metadata, a flush after each burst, every output consumed.
 /// With `BURST_API` each burst goes in whole ([`Gro::receive_burst`], which
-/// hints each next frame of the burst to the cache when a software sum is
+/// hints frames of the burst ahead to the cache when a software sum is
 /// due), else frame by frame. Returns the outputs
 /// (super-packets and packets passed up) and, with `GROUPS`, the peer's
 /// grouping signature.
@@ -308,7 +308,7 @@ fn run_floor(r: &Replay, sum: bool, ms: f64) -> f64 {
 enum ReadHint {
     /// None: the hardware prefetchers alone (headers still six ahead).
     None,
-    /// The next frame whole, as ours and [`floor_pass`] do.
+    /// The next frame whole, as [`floor_pass`] does (ours hints two ahead).
     Next,
     /// The frame two ahead, one line beside each line read.
     Spread,
