@@ -55,8 +55,10 @@ const HEADER_AHEAD: usize = 6;
 /// How many frames ahead [`Gro::receive_burst`] hints a whole frame whose
 /// sum is due (`verify`): two, the second at the burst's start (the first
 /// is read at once; a loop over both cost 2 instructions a packet). Against
-/// the next frame, `gro_dpdk` TCP `verify` 8 / 64 flows in 7 alternating
-/// process pairs: ratio medians 1.63 / 1.96 -> 1.68 / 2.06x.
+/// the next frame, `gro_dpdk` TCP `verify` 8 / 64 flows in 10 alternating
+/// process pairs: ratio medians 1.68 / 2.02 -> 1.70 / 2.08x. Three ahead
+/// was even; the frame's first four lines alone, or its parts hinted
+/// between parts of the sum, were slower (`docs/perf/gro-hot-path.md`).
 const FRAME_AHEAD: usize = 2;
 
 /// Hints the first two cache lines of `frame` (every fixed-layout header the
