@@ -390,7 +390,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         for f in burst.iter().take(HEADER_AHEAD) {
             prefetch_header(f.frame);
         }
-        if let Some(f) = burst.get(1) {
+        // The one frame before `FRAME_AHEAD` that no window hints (the first
+        // is read at once; `windowed` holds `FRAME_AHEAD` at 2).
+        if let Some(f) = burst.get(FRAME_AHEAD - 1) {
             self.prefetch(f.frame, &f.meta);
         }
         let mut i = 0;
