@@ -79,6 +79,33 @@ pub fn partial_cold(data: &[u8], init: Wsum) -> Wsum {
     partial_with::<false>(data, init)
 }
 
+/// Slices [`partial_group`] sums together: eight, a quarter of a driver's
+/// usual receive burst.
+pub const GROUP: usize = arch::GROUP;
+
+/// [`partial_cold`] of each of [`GROUP`] slices from `Wsum::ZERO`: the same
+/// `Wsum`s, the slices read side by side where the CPU has a kernel for it
+/// (AVX-512 with VNNI), one after another elsewhere.
+/// Why: a burst of frames one per page, cold from the device, arrives faster
+/// read together (GRO's software verify, `docs/perf/gro-hot-path.md`,
+/// session 22); the kernel's multi-buffer hashes do the same.
+#[inline]
+pub fn partial_group(data: &[&[u8]; GROUP]) -> [Wsum; GROUP] {
+    match grouped(data) {
+        Some(sums) => sums,
+        None => data.map(|d| partial_cold(d, Wsum::ZERO)),
+    }
+}
+
+/// [`partial_group`] where it has a kernel, else `None` (callers that
+/// otherwise sum one frame at a time with their own hints).
+#[inline]
+pub(crate) fn grouped(data: &[&[u8]; GROUP]) -> Option<[Wsum; GROUP]> {
+    arch::sum_group(data).map(|r| r.map(|raw| scalar::raw_to_wsum(raw, Wsum::ZERO)))
+}
+
+pub(crate) use arch::has_group_kernel;
+
 /// [`partial`] when `HOT` (data likely in L1), else [`partial_cold`]. Only
 /// `partial` takes the VNNI body for long slices and sums 65-128 bytes in
 /// line; `partial_cold`'s callers (the GRO engine) keep their code small.

@@ -12,7 +12,7 @@ use super::layout::{
 use super::output::{Disposition, Held, IdMode, Segment, SuperPacket};
 use super::parse::{self, Encap, L4, Parsed, be16, be32, byte};
 use super::reason::FlushReason;
-use crate::csum::Wsum;
+use crate::csum::{GROUP, Wsum};
 use crate::state::{CsumFlags, CsumLevel, CsumMeta, CsumState};
 use crate::wire::LinkType;
 use crate::wire::consts::ipproto;
@@ -139,10 +139,28 @@ pub struct Gro<const FLOWS: usize> {
     /// The raw-IP TCP/IPv4 fast path applies: [`GroConfig::fast_path`] and
     /// raw IP frames.
     fast_raw: bool,
+    /// Within [`Gro::receive_burst`]: the current frame's sum, summed with
+    /// its group ([`Self::group_sum`]), if [`Self::presum_set`].
+    presum: u32,
+    /// Whether [`Self::presum`] holds the current frame's sum.
+    presum_set: bool,
+    /// Within [`Gro::receive_burst`]: frames to verify are summed in groups,
+    /// so no frame is hinted whole ([`Self::hint_frame`]).
+    grouping: bool,
+    /// The last burst started flows for at most half its frames: the work
+    /// per frame is short, and the next burst's frames to verify are summed
+    /// in groups. Why: with a new flow's work per frame, the single sums
+    /// with whole-frame hints are faster (their transfer overlaps that
+    /// work; `docs/perf/gro-hot-path.md`, session 22).
+    few_new_flows: bool,
     /// Merges accepted by the prediction alone (tests check that the
     /// shortcut is taken).
     #[cfg(test)]
     pub(crate) predicted: u64,
+    /// Frames the fast paths found good by their group's sum (tests check
+    /// that the groups are used, and right).
+    #[cfg(test)]
+    pub(crate) presummed: u64,
     /// Of those, merges into the guessed flow ([`Gro::guessed`]).
     #[cfg(test)]
     pub(crate) guessed: u64,
@@ -192,8 +210,14 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             seg_limit: cfg.seg_limit(),
             fast_eth: Self::fast_eth(&cfg),
             fast_raw: cfg.fast_path && matches!(cfg.link, LinkType::RawIp),
+            presum: 0,
+            presum_set: false,
+            grouping: false,
+            few_new_flows: false,
             #[cfg(test)]
             predicted: 0,
+            #[cfg(test)]
+            presummed: 0,
             #[cfg(test)]
             guessed: 0,
             #[cfg(test)]
@@ -230,8 +254,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.seg_limit = cfg.seg_limit();
         self.fast_eth = Self::fast_eth(&cfg);
         self.fast_raw = cfg.fast_path && matches!(cfg.link, LinkType::RawIp);
+        self.presum_set = false;
+        self.grouping = false;
+        self.few_new_flows = false;
         #[cfg(test)]
         {
+            self.presummed = 0;
             self.predicted = 0;
             self.guessed = 0;
             self.trained = 0;
@@ -362,6 +390,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         now: u64,
         sink: &mut S,
     ) -> Disposition {
+        // A burst's group sum is for its own frames only (one a panicking
+        // sink left behind included).
+        self.presum_set = false;
         self.receive_inline(frame, id, &meta, now, sink)
     }
 
@@ -387,16 +418,24 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         S: FnMut(&SuperPacket),
         E: FnMut(u32, Disposition),
     {
+        self.grouping = self.few_new_flows
+            && self.cfg.software_verify == SoftwareVerify::On
+            && crate::csum::has_group_kernel();
+        let flows_before = self.stats.new_flows;
         for f in burst.iter().take(HEADER_AHEAD) {
             prefetch_header(f.frame);
         }
         // The one frame before `FRAME_AHEAD` that no window hints (the first
         // is read at once; `windowed` holds `FRAME_AHEAD` at 2).
         if let Some(f) = burst.get(FRAME_AHEAD - 1) {
-            self.prefetch(f.frame, &f.meta);
+            self.hint_frame(f);
         }
+        let mut group = Group::NONE;
         let mut i = 0;
         while let Some(f) = self.hinted(burst, i) {
+            if self.grouping && matches!(f.meta.state(), CsumState::None) {
+                self.group_sum(burst, i, &mut group);
+            }
             i += 1;
             match self.fast_guessed(f.frame, f.id, &f.meta, sink) {
                 Some((d, train)) => {
@@ -413,6 +452,10 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 ),
             }
         }
+        self.presum_set = false;
+        self.grouping = false;
+        self.few_new_flows =
+            2 * self.stats.new_flows.saturating_sub(flows_before) <= burst.len() as u64;
     }
 
     /// `burst[i]`, after the hints [`Self::receive_burst`] gives before it
@@ -425,7 +468,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return Some(f);
         }
         if let Some(ahead) = rest.get(FRAME_AHEAD) {
-            self.prefetch(ahead.frame, &ahead.meta);
+            self.hint_frame(ahead);
         }
         rest.first()
     }
@@ -440,8 +483,43 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return None;
         };
         prefetch_header(later.frame);
-        self.prefetch(ahead.frame, &ahead.meta);
+        self.hint_frame(ahead);
         Some(f)
+    }
+
+    /// [`Gro::prefetch`] of a frame of the burst, unless its sum comes with
+    /// its group's ([`Self::grouping`]).
+    #[inline(always)]
+    fn hint_frame(&self, f: &BurstFrame<'_>) {
+        if !self.grouping {
+            self.prefetch(f.frame, &f.meta);
+        }
+    }
+
+    /// Sets [`Self::presum`] for `burst[i]`, a frame to verify, before it is
+    /// received: from `group`, or from a new group of the [`GROUP`] frames
+    /// from `burst[i]` on when `burst[i]` is past `group` and all of them are
+    /// to be verified (`CsumState::None`). Otherwise none: the frame is
+    /// summed alone. (Only such a frame reads the sum: other frames leave a
+    /// sum set for an earlier frame unread.)
+    /// Why: frames summed side by side arrive from L3 faster than one after
+    /// another (`docs/perf/gro-hot-path.md`, session 22).
+    #[inline(always)]
+    fn group_sum(&mut self, burst: &[BurstFrame<'_>], i: usize, group: &mut Group) {
+        if !group.covers(i) {
+            let frames = burst.get(i..).and_then(|r| r.first_chunk::<GROUP>());
+            if let Some(frames) = frames
+                && frames
+                    .iter()
+                    .all(|f| matches!(f.meta.state(), CsumState::None))
+                && let Some(sums) = crate::csum::grouped(&frames.each_ref().map(|f| f.frame))
+            {
+                *group = Group { from: i, sums };
+            }
+        }
+        let sum = i.checked_sub(group.from).and_then(|k| group.sums.get(k));
+        self.presum_set = sum.is_some();
+        self.presum = sum.map_or(0, |s| s.get());
     }
 
     /// The body of [`Self::receive`]. Kept apart, `#[inline(always)]`: with
@@ -770,7 +848,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let sum = if covered {
             0
         } else {
-            tcp_sum_ok(frame, l.ip[0])?
+            self.sum_ok(frame, tcp4_at(l.ip[0]))?
         };
         // The predicted next segment of a held flow (the guessed flow's, else
         // one with this hash): merges with no other test. A vouched frame
@@ -840,7 +918,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let covered = self.tcp_covered(meta)?;
         // The software check first, as on the TCP/IPv4 path: the frame's loads
         // are in flight during the lookup and compare.
-        let sum = if covered { 0 } else { tcp6_sum_ok(frame)? };
+        let sum = if covered {
+            0
+        } else {
+            self.sum_ok(frame, TCP6_AT)?
+        };
         let layout = Layout::Tcp6;
         if !covered && let Some(hit) = self.predicted_tcp6(None, frame) {
             return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, true, sink));
@@ -915,7 +997,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         let covered = self.vxlan_covered(meta, frame)?;
         // The software check first, as in `fast_tcp4`.
-        let sw_bytes = if covered { 0 } else { vxlan4_sum_ok(frame)? };
+        let sw_bytes = if covered {
+            0
+        } else {
+            self.sum_ok(frame, tcp4_at(VXLAN4.ip[1]))?
+        };
         let (layout, sum) = (Layout::Vxlan4, sw_bytes);
         if !covered && let Some(hit) = self.predicted_vxlan4(None, frame) {
             return Some(self.merge_predicted(hit, frame.len(), sum, id, layout, true, sink));
@@ -1584,45 +1670,69 @@ fn copy_header(dst: &mut [u8; MAX_HEADER], src: &[u8], hl: usize) {
     }
 }
 
-/// [`tcp_sum_ok`] for a fixed-layout TCP/IPv6 frame.
-#[inline(always)]
-fn tcp6_sum_ok(frame: &[u8]) -> Option<u64> {
-    let l4 = TCP6.tcp;
-    let at = parse::Ip {
-        off: TCP6.ip[0] as u16,
-        next: l4 as u16,
-        v6: true,
-    };
-    let data = frame.get(l4..)?;
-    let ps = parse::pseudo(frame, at, ipproto::TCP, data.len() as u32);
-    crate::csum::fold(ps.add(crate::csum::partial_cold(data, Wsum::ZERO)))
-        .is_zero()
-        .then_some(data.len() as u64)
-}
+/// The TCP/IPv6 header of a fixed-layout frame, for [`Gro::sum_ok`].
+const TCP6_AT: parse::Ip = parse::Ip {
+    off: TCP6.ip[0] as u16,
+    next: TCP6.tcp as u16,
+    v6: true,
+};
 
-/// [`tcp_sum_ok`] for the inner TCP of a fixed-layout VXLAN frame.
+/// The option-less IPv4 header at `ip` of a fixed-layout frame and the TCP
+/// header after it, for [`Gro::sum_ok`].
 #[inline(always)]
-fn vxlan4_sum_ok(frame: &[u8]) -> Option<u64> {
-    tcp_sum_ok(frame, VXLAN4.ip[1])
-}
-
-/// Software check of the TCP checksum after the option-less IPv4 header at
-/// `ip` of a fixed-layout frame: the bytes summed, or `None` when it is bad
-/// (the general path then names it). The frame is cold (from the device), so
-/// it is summed as such ([`csum::partial_cold`](crate::csum::partial_cold)).
-#[inline(always)]
-fn tcp_sum_ok(frame: &[u8], ip: usize) -> Option<u64> {
-    let l4 = ip + ipv4::MIN_HEADER_LEN;
-    let at = parse::Ip {
+const fn tcp4_at(ip: usize) -> parse::Ip {
+    parse::Ip {
         off: ip as u16,
-        next: l4 as u16,
+        next: (ip + ipv4::MIN_HEADER_LEN) as u16,
         v6: false,
+    }
+}
+
+/// The sums of a group of frames of a burst ([`Gro::group_sum`]), the first
+/// being `burst[from]`.
+struct Group {
+    from: usize,
+    sums: [Wsum; GROUP],
+}
+
+impl Group {
+    /// No group yet.
+    const NONE: Group = Group {
+        from: usize::MAX,
+        sums: [Wsum::ZERO; GROUP],
     };
-    let data = frame.get(l4..)?;
-    let ps = parse::pseudo(frame, at, ipproto::TCP, data.len() as u32);
-    crate::csum::fold(ps.add(crate::csum::partial_cold(data, Wsum::ZERO)))
-        .is_zero()
-        .then_some(data.len() as u64)
+
+    /// Whether `burst[i]` is in this group.
+    #[inline(always)]
+    fn covers(&self, i: usize) -> bool {
+        i.checked_sub(self.from).is_some_and(|k| k < GROUP)
+    }
+}
+
+impl<const FLOWS: usize> Gro<FLOWS> {
+    /// Software check of the TCP checksum of a fixed-layout frame whose TCP
+    /// header follows the IP header `at`: the bytes summed, or `None` when
+    /// it is bad (the general path then names it). From the frame's sum
+    /// when its group gave one ([`Self::presum`]), less the headers' (hot in
+    /// the cache); else the frame is summed as cold from the device
+    /// ([`csum::partial_cold`](crate::csum::partial_cold)).
+    #[inline(always)]
+    fn sum_ok(&mut self, frame: &[u8], at: parse::Ip) -> Option<u64> {
+        let (headers, data) = frame.split_at_checked(at.next as usize)?;
+        let ps = parse::pseudo(frame, at, ipproto::TCP, data.len() as u32);
+        let presummed = core::mem::take(&mut self.presum_set);
+        let sum = if presummed {
+            Wsum::new(self.presum).sub(crate::csum::partial(headers, Wsum::ZERO))
+        } else {
+            crate::csum::partial_cold(data, Wsum::ZERO)
+        };
+        let good = crate::csum::fold(ps.add(sum)).is_zero();
+        #[cfg(test)]
+        {
+            self.presummed += u64::from(presummed && good);
+        }
+        good.then_some(data.len() as u64)
+    }
 }
 
 /// All-zero memory is a valid `Gro` (for in-place construction, see

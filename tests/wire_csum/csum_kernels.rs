@@ -288,3 +288,61 @@ fn partial_cold_equals_partial() {
         );
     });
 }
+
+/// `partial_group` of eight slices against the scalar sum of each.
+fn check_group(slices: [&[u8]; csum::GROUP], case: &str) {
+    let got = csum::partial_group(&slices);
+    for (k, s) in slices.iter().enumerate() {
+        let want = csum::partial_at(Level::Scalar, s, Wsum::ZERO).unwrap();
+        assert_eq!(got[k], want, "{case}: slice {k} of {} bytes", s.len());
+    }
+}
+
+#[test]
+fn partial_group_equals_scalar_for_each_slice() {
+    // Every length 0..=1600 at every start offset, the eight slices at eight
+    // offsets, of equal and of unequal lengths; then slices longer than the
+    // group kernel's piece (its rest summed one by one); then all-zero and
+    // all-ones bytes (the zero sum has one representation).
+    const SPAN: usize = 70_000;
+    let random = Rng(17).bytes(csum::GROUP * SPAN);
+    let at = |buf: &'static [u8], k: usize, off: usize, len: usize| {
+        let from = k * SPAN + off % 64;
+        &buf[from..from + len]
+    };
+    let random: &'static [u8] = random.leak();
+    for len in 0..=1600 {
+        for off in 0..64 {
+            check_group(
+                core::array::from_fn(|k| at(random, k, off + 7 * k, len)),
+                &format!("equal len {len} off {off}"),
+            );
+            let unequal = |k: usize| (len + 61 * k) % 1601;
+            check_group(
+                core::array::from_fn(|k| at(random, k, off + 5 * k, unequal(k))),
+                &format!("unequal from len {len} off {off}"),
+            );
+        }
+    }
+    for len in [15_807, 15_808, 15_809, 15_872, 15_873, 20_000, 65_536] {
+        for off in [0, 1, 14] {
+            check_group(
+                core::array::from_fn(|k| at(random, k, off + k, len)),
+                &format!("long {len} off {off}"),
+            );
+            check_group(
+                core::array::from_fn(|k| at(random, k, off, len - 1000 * k)),
+                &format!("long unequal {len} off {off}"),
+            );
+        }
+    }
+    for byte in [0x00, 0xFF] {
+        let flat: &'static [u8] = vec![byte; csum::GROUP * SPAN].leak();
+        for len in [0, 1, 63, 64, 65, 1500, 4096] {
+            check_group(
+                core::array::from_fn(|k| at(flat, k, k, len)),
+                &format!("bytes {byte:#x} len {len}"),
+            );
+        }
+    }
+}

@@ -500,6 +500,35 @@ pub(crate) fn crc_update_at(level: CrcLevel, reg: u32, data: &[u8]) -> Result<u3
     Ok(crc_checked(level, reg, data))
 }
 
+/// Slices [`sum_group`] sums side by side.
+pub(crate) const GROUP: usize = 8;
+
+/// Whether [`sum_group`] has a kernel at the active level (AVX-512 with VNNI).
+#[inline]
+pub(crate) fn has_group_kernel() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if Level::from_u8(SUM_LEVEL.load(Ordering::Relaxed)) == Some(Level::Avx512) {
+        return sum_vnni();
+    }
+    false
+}
+
+/// Raw sums of [`GROUP`] slices read side by side, or `None` where the
+/// active level has no such kernel ([`has_group_kernel`]).
+#[inline]
+pub(crate) fn sum_group(data: &[&[u8]; GROUP]) -> Option<[u64; GROUP]> {
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    if has_group_kernel() {
+        const _: () = assert!(GROUP == sum_avx512::GROUP);
+        // SAFETY: the active level is <= the detected one, so this CPU has
+        // AVX-512F+BW and the OS saves opmask and ZMM state; `sum_vnni` is
+        // true only when CPUID also reports AVX-512 VNNI.
+        return Some(unsafe { sum_avx512::sum_group(data) });
+    }
+    let _ = data;
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
