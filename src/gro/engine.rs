@@ -433,7 +433,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         let mut group = Group::NONE;
         let mut i = 0;
         while let Some(f) = self.hinted(burst, i) {
-            if self.grouping && matches!(f.meta.state(), CsumState::None) {
+            if matches!(f.meta.state(), CsumState::None) && self.grouping {
                 self.group_sum(burst, i, &mut group);
             }
             i += 1;
@@ -491,7 +491,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// its group's ([`Self::grouping`]).
     #[inline(always)]
     fn hint_frame(&self, f: &BurstFrame<'_>) {
-        if !self.grouping {
+        if matches!(f.meta.state(), CsumState::None) && !self.grouping {
             self.prefetch(f.frame, &f.meta);
         }
     }
