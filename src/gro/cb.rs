@@ -13,7 +13,8 @@
 //! subtracts the pulled bytes lazily (`skb_gro_postpull_rcsum`).
 //!
 //! Every sum here is of a received frame's bytes, fresh from the device, so
-//! each is [`csum::partial_cold`] as on the fast paths (`tcp_sum_ok`).
+//! each is [`csum::partial_cold`] as on the fast paths (`Gro::sum_ok`, when
+//! no group of the burst summed the frame already).
 
 use crate::csum::{self, Wsum};
 use crate::state::{CsumMeta, CsumState};
