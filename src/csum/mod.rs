@@ -88,7 +88,7 @@ pub const GROUP: usize = arch::GROUP;
 /// (AVX-512 with VNNI), one after another elsewhere.
 /// Why: a burst of frames one per page, cold from the device, arrives faster
 /// read together (GRO's software verify, `docs/perf/gro-hot-path.md`,
-/// session 22); the kernel's multi-buffer hashes do the same.
+/// session 22), as ISA-L's multi-buffer hashes read several buffers.
 #[inline]
 pub fn partial_group(data: &[&[u8]; GROUP]) -> [Wsum; GROUP] {
     match grouped(data) {
