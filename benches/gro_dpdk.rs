@@ -281,7 +281,8 @@ fn time_pass(r: &Replay, ms: f64, pass: impl Fn(&[&[u8]]) -> u64) -> f64 {
 /// the two header lines of every frame read (hinted six frames ahead, as
 /// `receive_burst` does), and with `sum` every frame summed whole, as
 /// `verify` needs: one by one (the next one hinted, `csum::partial_cold`)
-/// or, with `grouped`, eight side by side (`csum::partial_group`), as
+/// or, with `grouped`, eight side by side (`csum::partial_group`, each
+/// frame's lead a group ahead hinted, `csum::prefetch_lead`), as
 /// `receive_burst` sums. No GRO: a lower bound for both engines, which
 /// bounds the ratio any engine can reach against the peer.
 #[inline(never)]
@@ -298,6 +299,9 @@ fn floor_pass(frames: &[&[u8]], sum: bool, grouped: bool) -> u64 {
                 acc += sums.iter().map(|s| u64::from(s.get())).sum::<u64>();
             } else if i >= frames.len() / csum::GROUP * csum::GROUP {
                 acc += u64::from(csum::partial_cold(f, Wsum::ZERO).get());
+            }
+            if let Some(next) = frames.get(i + csum::GROUP) {
+                csum::prefetch_lead(next);
             }
             acc += u64::from(f[0]);
         } else if sum {

@@ -53,8 +53,8 @@ mod level;
 mod scalar;
 mod types;
 
-pub use arch::prefetch;
 pub(crate) use arch::prefetch_head;
+pub use arch::{prefetch, prefetch_lead};
 pub use crc::{crc32c, crc32c_append, crc32c_combine};
 pub use level::{CrcLevel, Level, Unsupported};
 pub use types::{Sum16, Wsum};

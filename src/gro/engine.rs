@@ -147,12 +147,6 @@ pub struct Gro<const FLOWS: usize> {
     /// Within [`Gro::receive_burst`]: frames to verify are summed in groups,
     /// so no frame is hinted whole ([`Self::hint_frame`]).
     grouping: bool,
-    /// The last burst started flows for at most half its frames: the work
-    /// per frame is short, and the next burst's frames to verify are summed
-    /// in groups. Why: with a new flow's work per frame, the single sums
-    /// with whole-frame hints are faster (their transfer overlaps that
-    /// work; `docs/perf/gro-hot-path.md`, session 22).
-    few_new_flows: bool,
     /// Merges accepted by the prediction alone (tests check that the
     /// shortcut is taken).
     #[cfg(test)]
@@ -213,7 +207,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             presum: 0,
             presum_set: false,
             grouping: false,
-            few_new_flows: false,
             #[cfg(test)]
             predicted: 0,
             #[cfg(test)]
@@ -256,7 +249,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.fast_raw = cfg.fast_path && matches!(cfg.link, LinkType::RawIp);
         self.presum_set = false;
         self.grouping = false;
-        self.few_new_flows = false;
         #[cfg(test)]
         {
             self.presummed = 0;
@@ -418,10 +410,9 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         S: FnMut(&SuperPacket),
         E: FnMut(u32, Disposition),
     {
-        self.grouping = self.few_new_flows
+        self.grouping = burst.len() >= GROUP
             && self.cfg.software_verify == SoftwareVerify::On
             && crate::csum::has_group_kernel();
-        let flows_before = self.stats.new_flows;
         for f in burst.iter().take(HEADER_AHEAD) {
             prefetch_header(f.frame);
         }
@@ -454,8 +445,6 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         self.presum_set = false;
         self.grouping = false;
-        self.few_new_flows =
-            2 * self.stats.new_flows.saturating_sub(flows_before) <= burst.len() as u64;
     }
 
     /// `burst[i]`, after the hints [`Self::receive_burst`] gives before it
@@ -501,9 +490,12 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// from `burst[i]` on when `burst[i]` is past `group` and all of them are
     /// to be verified (`CsumState::None`). Otherwise none: the frame is
     /// summed alone. (Only such a frame reads the sum: other frames leave a
-    /// sum set for an earlier frame unread.)
+    /// sum set for an earlier frame unread.) It also hints the lead
+    /// ([`crate::csum::prefetch_lead`]) of the frame a group later, so the
+    /// next group's transfer runs while the engine works on this one.
     /// Why: frames summed side by side arrive from L3 faster than one after
-    /// another (`docs/perf/gro-hot-path.md`, session 22).
+    /// another, and a group's work then hides behind the next group's
+    /// transfer (`docs/perf/gro-hot-path.md`, sessions 22 and 23).
     #[inline(always)]
     fn group_sum(&mut self, burst: &[BurstFrame<'_>], i: usize, group: &mut Group) {
         if !group.covers(i) {
@@ -517,7 +509,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
                 *group = Group { from: i, sums };
             }
         }
-        let sum = i.checked_sub(group.from).and_then(|k| group.sums.get(k));
+        let k = i.checked_sub(group.from).filter(|&k| k < GROUP);
+        if let Some(next) = k.and_then(|k| burst.get(group.from + GROUP + k))
+            && matches!(next.meta.state(), CsumState::None)
+        {
+            crate::csum::prefetch_lead(next.frame);
+        }
+        let sum = k.and_then(|k| group.sums.get(k));
         self.presum_set = sum.is_some();
         self.presum = sum.map_or(0, |s| s.get());
     }

@@ -1024,9 +1024,8 @@ fn long_trains_cross_from_the_window_to_the_burst_end() {
 /// In a burst of frames to verify, each run of `GROUP` is summed side by
 /// side and the fast paths check every frame of it by that sum (TCP/IPv4,
 /// VXLAN, TCP/IPv6): where the CPU has the kernel, all but the burst's
-/// last `n % GROUP` frames; elsewhere none. Only after a burst that started
-/// flows for at most half its frames (the first burst is not grouped). A
-/// bad checksum inside a group is still found: the frame goes up alone,
+/// last `n % GROUP` frames; elsewhere none. A burst shorter than `GROUP`
+/// (the first here) is not grouped. A bad checksum inside a group is still found: the frame goes up alone,
 /// named by the general path.
 #[test]
 fn verified_bursts_are_checked_by_their_group_sums() {
