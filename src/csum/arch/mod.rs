@@ -379,13 +379,13 @@ pub fn prefetch(data: &[u8]) {
 }
 
 /// Hints the four 64-byte lines after the first two of `data` (its bytes
-/// 128 to 384, those there are) to the cache: the lead of a buffer whose
-/// first two lines are hinted already ([`prefetch_head`]).
+/// 128 to 384, those there are) to the cache: a buffer's lead, for a
+/// caller that hints the first two lines, its headers, on their own.
 /// Why: for buffers one per page summed side by side (`partial_group`),
-/// the lead of each buffer of the next group, hinted one buffer per buffer
-/// worked on, beat every buffer hinted whole: the hardware then streams the
-/// rest of the page without holding the L1's fill buffers
-/// (`docs/perf/gro-hot-path.md`, session 23).
+/// the leads of the next group, one buffer's per buffer worked on, beat
+/// hinting each buffer whole: fewer hints hold the L1's fill buffers, and
+/// the rest of each page still came in time (`docs/perf/gro-hot-path.md`,
+/// session 23).
 #[inline(always)]
 pub fn prefetch_lead(data: &[u8]) {
     const FROM: usize = 2 * 64;
