@@ -144,9 +144,13 @@ pub struct Gro<const FLOWS: usize> {
     presum: u32,
     /// Whether [`Self::presum`] holds the current frame's sum.
     presum_set: bool,
-    /// Within [`Gro::receive_burst`]: frames to verify are summed in groups,
-    /// so no frame is hinted whole ([`Self::hint_frame`]).
+    /// Within [`Gro::receive_burst`]: frames to verify are summed in groups.
     grouping: bool,
+    /// Within [`Gro::receive_burst`]: the frame [`FRAME_AHEAD`] into the
+    /// rest of the burst is hinted whole ([`Self::hint_frame`]) only when
+    /// that rest is at most this long: past the burst's last whole group
+    /// while grouping (such frames are summed alone), else always.
+    whole_hint_rest: usize,
     /// Merges accepted by the prediction alone (tests check that the
     /// shortcut is taken).
     #[cfg(test)]
@@ -155,6 +159,9 @@ pub struct Gro<const FLOWS: usize> {
     /// that the groups are used, and right).
     #[cfg(test)]
     pub(crate) presummed: u64,
+    /// Frames hinted whole by [`Self::hint_frame`] (tests check which).
+    #[cfg(test)]
+    pub(crate) hinted_whole: core::cell::Cell<u64>,
     /// Of those, merges into the guessed flow ([`Gro::guessed`]).
     #[cfg(test)]
     pub(crate) guessed: u64,
@@ -207,10 +214,13 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             presum: 0,
             presum_set: false,
             grouping: false,
+            whole_hint_rest: usize::MAX,
             #[cfg(test)]
             predicted: 0,
             #[cfg(test)]
             presummed: 0,
+            #[cfg(test)]
+            hinted_whole: core::cell::Cell::new(0),
             #[cfg(test)]
             guessed: 0,
             #[cfg(test)]
@@ -249,9 +259,11 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.fast_raw = cfg.fast_path && matches!(cfg.link, LinkType::RawIp);
         self.presum_set = false;
         self.grouping = false;
+        self.whole_hint_rest = usize::MAX;
         #[cfg(test)]
         {
             self.presummed = 0;
+            self.hinted_whole.set(0);
             self.predicted = 0;
             self.guessed = 0;
             self.trained = 0;
@@ -413,13 +425,16 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         self.grouping = burst.len() >= GROUP
             && self.cfg.software_verify == SoftwareVerify::On
             && crate::csum::has_group_kernel();
+        if self.grouping {
+            self.whole_hint_rest = burst.len() % GROUP + FRAME_AHEAD;
+        }
         for f in burst.iter().take(HEADER_AHEAD) {
             prefetch_header(f.frame);
         }
         // The one frame before `FRAME_AHEAD` that no window hints (the first
         // is read at once; `windowed` holds `FRAME_AHEAD` at 2).
         if let Some(f) = burst.get(FRAME_AHEAD - 1) {
-            self.hint_frame(f);
+            self.hint_frame(f, burst.len() + 1);
         }
         let mut group = Group::NONE;
         let mut i = 0;
@@ -445,6 +460,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         self.presum_set = false;
         self.grouping = false;
+        self.whole_hint_rest = usize::MAX;
     }
 
     /// `burst[i]`, after the hints [`Self::receive_burst`] gives before it
@@ -457,7 +473,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return Some(f);
         }
         if let Some(ahead) = rest.get(FRAME_AHEAD) {
-            self.hint_frame(ahead);
+            self.hint_frame(ahead, rest.len());
         }
         rest.first()
     }
@@ -472,16 +488,19 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return None;
         };
         prefetch_header(later.frame);
-        self.hint_frame(ahead);
+        self.hint_frame(ahead, rest.len());
         Some(f)
     }
 
-    /// [`Gro::prefetch`] of a frame of the burst, unless its sum comes with
-    /// its group's ([`Self::grouping`]).
+    /// [`Gro::prefetch`] of `f`, the frame [`FRAME_AHEAD`] into `rest_len`
+    /// frames of the burst (the current one first), unless its sum comes
+    /// with its group's ([`Self::whole_hint_rest`]).
     #[inline(always)]
-    fn hint_frame(&self, f: &BurstFrame<'_>) {
-        if matches!(f.meta.state(), CsumState::None) && !self.grouping {
+    fn hint_frame(&self, f: &BurstFrame<'_>, rest_len: usize) {
+        if matches!(f.meta.state(), CsumState::None) && rest_len <= self.whole_hint_rest {
             self.prefetch(f.frame, &f.meta);
+            #[cfg(test)]
+            self.hinted_whole.set(self.hinted_whole.get() + 1);
         }
     }
 

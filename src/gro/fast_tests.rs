@@ -1021,6 +1021,32 @@ fn long_trains_cross_from_the_window_to_the_burst_end() {
     }
 }
 
+/// In a burst of frames to verify, the frames summed alone are hinted
+/// whole before they are read: all but the first where the CPU has no group
+/// kernel, else those past the burst's last whole group. Frames in a group
+/// are not (their group reads them side by side).
+#[test]
+fn frames_summed_alone_are_hinted_whole() {
+    let grouped = {
+        crate::csum::level();
+        crate::csum::has_group_kernel()
+    };
+    for n in [5usize, 8, 12, 19, 32] {
+        let mut st = FlowState::default();
+        let frames: std::vec::Vec<(Vec<u8>, CsumMeta)> = (0..n)
+            .map(|k| frame(bulk(0, 1, false), &mut st, k as u8))
+            .collect();
+        let mut g: Gro<3> = Gro::new(GroConfig::new());
+        g.receive_burst(&burst_of(&frames, 0), 0, &mut |_| {}, |_, _| {});
+        let want = match grouped && n >= csum::GROUP {
+            true => n % csum::GROUP,
+            false => n - 1,
+        };
+        assert_eq!(g.hinted_whole.get(), want as u64, "burst of {n}");
+        assert_eq!(g.stats().merged, n as u64 - 1, "burst of {n}");
+    }
+}
+
 /// In a burst of frames to verify, each run of `GROUP` is summed side by
 /// side and the fast paths check every frame of it by that sum (TCP/IPv4,
 /// VXLAN, TCP/IPv6): where the CPU has the kernel, all but the burst's
