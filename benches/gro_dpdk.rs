@@ -32,13 +32,15 @@
 //! summed side by side (the grouped `floor`) come faster than that
 //! (`docs/perf/gro-hot-path.md`, session 22).
 //!
-//! Ours takes each burst whole with [`Gro::receive_burst`], as the peer's
-//! `rte_gro_reassemble_burst` does, from an array of descriptors built before
-//! the pass is timed (the peer's `stream_reset` rebuilds its mbuf array
-//! outside its timing): the same information, and ours hints the
-//! frames of the burst ahead to the cache ([`Gro::prefetch`]); `BURST=0` calls
-//! `receive` per frame instead (no hint: in `verify` mode ours is then
-//! slower, see `docs/perf/gro-hot-path.md`).
+//! Ours takes each burst whole with [`Gro::receive_burst_with_next`], as the
+//! peer's `rte_gro_reassemble_burst` does, from an array of descriptors built
+//! before the pass is timed (the peer's `stream_reset` rebuilds its mbuf
+//! array outside its timing): the same information, and ours hints the
+//! frames of the burst ahead to the cache ([`Gro::prefetch`]), and the start
+//! of the next burst, as a poll loop that has polled it can (`NEXT=0`: plain
+//! [`Gro::receive_burst`], no next burst); `BURST=0` calls `receive` per
+//! frame instead (no hint: in `verify` mode ours is then slower, see
+//! `docs/perf/gro-hot-path.md`).
 //!
 //! Run: `benches/support/gro_dpdk.sh` (builds the peer, dumps, runs this).
 //! Env: `GRO_DPDK_DIR` (peer binary `gro_dpdk` and `streams/`, relative to
@@ -159,9 +161,9 @@ fn descriptors<'f>(frames: &[&'f [u8]], metas: &[CsumMeta]) -> Vec<BurstFrame<'f
 
 /// One pass over the descriptors `descs`: bursts of 32, every frame received
 /// with its own metadata, a flush after each burst, every output consumed.
-/// With `BURST_API` each burst goes in whole ([`Gro::receive_burst`], which
-/// hints frames of the burst ahead to the cache when a software sum is
-/// due), else frame by frame. Returns the outputs
+/// With `BURST_API` each burst goes in whole with the next one to hint
+/// ([`Gro::receive_burst_with_next`], which hints frames ahead to the
+/// cache; [`NEXT_BURST`]), else frame by frame. Returns the outputs
 /// (super-packets and packets passed up) and, with `GROUPS`, the peer's
 /// grouping signature.
 #[inline(never)]
@@ -179,7 +181,12 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             sig = sig.wrapping_add(group_term(sp.segments().iter().map(|s| s.id)));
         }
     };
-    for burst in descs.chunks(BURST) {
+    for (n, burst) in descs.chunks(BURST).enumerate() {
+        let next = match *NEXT_BURST {
+            true => descs.get((n + 1) * BURST..).unwrap_or_default(),
+            false => &[],
+        };
+        let next = next.get(..BURST).unwrap_or(next);
         let mut passed = |id: u32, d: Disposition| {
             if let Disposition::PassUp { meta, .. } = d {
                 let _ = black_box(meta);
@@ -190,7 +197,7 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             }
         };
         if BURST_API {
-            gro.receive_burst(burst, 0, &mut sink, &mut passed);
+            gro.receive_burst_with_next(burst, next, 0, &mut sink, &mut passed);
         } else {
             for d in burst {
                 passed(
@@ -204,6 +211,10 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
     black_box(segs);
     (out + up, sig.wrapping_add(up_sig))
 }
+
+/// Whether ours is given the next burst with each (`NEXT=0`: not).
+static NEXT_BURST: std::sync::LazyLock<bool> =
+    std::sync::LazyLock::new(|| std::env::var("NEXT").map_or(true, |v| v != "0"));
 
 /// Whether ours takes whole bursts (`BURST=0`: frame by frame).
 fn burst_api() -> bool {

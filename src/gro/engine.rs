@@ -50,7 +50,7 @@ pub struct GroStats {
 /// flow 11% faster once trains took 10-12 ns a frame; one was too late).
 /// The burst is a slice so looking ahead costs nothing: taking an iterator
 /// meant moving every frame through a ring, 3-14% of the time per packet.
-const HEADER_AHEAD: usize = 6;
+pub(super) const HEADER_AHEAD: usize = 6;
 
 /// How many frames ahead [`Gro::receive_burst`] hints a whole frame whose
 /// sum is due (`verify`): two, the second at the burst's start (the first
@@ -162,6 +162,10 @@ pub struct Gro<const FLOWS: usize> {
     /// Frames hinted whole by [`Self::hint_frame`] (tests check which).
     #[cfg(test)]
     pub(crate) hinted_whole: core::cell::Cell<u64>,
+    /// Hints given to frames of the next burst
+    /// ([`Gro::receive_burst_with_next`]): headers and group leads.
+    #[cfg(test)]
+    pub(crate) hinted_next: core::cell::Cell<u64>,
     /// Of those, merges into the guessed flow ([`Gro::guessed`]).
     #[cfg(test)]
     pub(crate) guessed: u64,
@@ -222,6 +226,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             #[cfg(test)]
             hinted_whole: core::cell::Cell::new(0),
             #[cfg(test)]
+            hinted_next: core::cell::Cell::new(0),
+            #[cfg(test)]
             guessed: 0,
             #[cfg(test)]
             trained: 0,
@@ -264,6 +270,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         {
             self.presummed = 0;
             self.hinted_whole.set(0);
+            self.hinted_next.set(0);
             self.predicted = 0;
             self.guessed = 0;
             self.trained = 0;
@@ -412,9 +419,29 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// (`docs/perf/gro-hot-path.md`). It also merges a train (frames that
     /// continue the flow that came next the last time: one flow's segments
     /// back to back, or a round robin of flows) by the prediction alone.
-    pub fn receive_burst<S, E>(
+    /// [`Gro::receive_burst_with_next`] hints the next burst as well.
+    pub fn receive_burst<S, E>(&mut self, burst: &[BurstFrame<'_>], now: u64, sink: &mut S, each: E)
+    where
+        S: FnMut(&SuperPacket),
+        E: FnMut(u32, Disposition),
+    {
+        self.receive_burst_with_next(burst, &[], now, sink, each);
+    }
+
+    /// [`Gro::receive_burst`] of `burst`, hinting to the cache, while it
+    /// works on its last frames, the start of `next`: the burst the caller
+    /// will offer next (polled already). Nothing of `next` but its frames'
+    /// checksum states is read; a `next` that differs from the burst
+    /// offered later costs only the hints.
+    /// Why: a poll loop that has its next burst's descriptors can overlap
+    /// their transfer with this burst's work, as drivers prefetch the next
+    /// descriptor's data: otherwise the first headers, and with software
+    /// verify the first group of frames, of every burst arrive cold
+    /// (`docs/perf/gro-hot-path.md`, session 24).
+    pub fn receive_burst_with_next<S, E>(
         &mut self,
         burst: &[BurstFrame<'_>],
+        next: &[BurstFrame<'_>],
         now: u64,
         sink: &mut S,
         mut each: E,
@@ -438,18 +465,18 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         let mut group = Group::NONE;
         let mut i = 0;
-        while let Some(f) = self.hinted(burst, i) {
+        while let Some(f) = self.hinted(burst, next, i) {
             if matches!(f.meta.state(), CsumState::None) && self.grouping {
-                self.group_sum(burst, i, &mut group);
+                self.group_sum(burst, next, i, &mut group);
             }
             i += 1;
             match self.fast_guessed(f.frame, f.id, &f.meta, sink) {
                 Some((d, train)) => {
                     each(f.id, d);
                     i = if train {
-                        self.train::<false, S, E>(burst, i, sink, &mut each)
+                        self.train::<false, S, E>(burst, next, i, sink, &mut each)
                     } else {
-                        self.train::<true, S, E>(burst, i, sink, &mut each)
+                        self.train::<true, S, E>(burst, next, i, sink, &mut each)
                     };
                 }
                 None => each(
@@ -464,18 +491,32 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     }
 
     /// `burst[i]`, after the hints [`Self::receive_burst`] gives before it
-    /// reads it: the header [`HEADER_AHEAD`] frames on, the frame
-    /// [`FRAME_AHEAD`] on whole when its sum is due.
+    /// reads it: the header [`HEADER_AHEAD`] frames on (in `next` past the
+    /// burst's end), the frame [`FRAME_AHEAD`] on whole when its sum is due.
     #[inline(always)]
-    fn hinted<'b, 'f>(&self, burst: &'b [BurstFrame<'f>], i: usize) -> Option<&'b BurstFrame<'f>> {
+    fn hinted<'b, 'f>(
+        &self,
+        burst: &'b [BurstFrame<'f>],
+        next: &[BurstFrame<'_>],
+        i: usize,
+    ) -> Option<&'b BurstFrame<'f>> {
         let rest = burst.get(i..)?;
         if let Some(f) = self.windowed(rest) {
             return Some(f);
         }
+        let first = rest.first()?;
+        if let Some(later) = HEADER_AHEAD
+            .checked_sub(rest.len())
+            .and_then(|at| next.get(at))
+        {
+            prefetch_header(later.frame);
+            #[cfg(test)]
+            self.hinted_next.set(self.hinted_next.get() + 1);
+        }
         if let Some(ahead) = rest.get(FRAME_AHEAD) {
             self.hint_frame(ahead, rest.len());
         }
-        rest.first()
+        Some(first)
     }
 
     /// The first frame of `rest` when [`HEADER_AHEAD`] more follow it, after
@@ -510,13 +551,20 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     /// to be verified (`CsumState::None`). Otherwise none: the frame is
     /// summed alone. (Only such a frame reads the sum: other frames leave a
     /// sum set for an earlier frame unread.) It also hints the lead
-    /// ([`crate::csum::prefetch_lead`]) of the frame a group later, so the
-    /// next group's transfer runs while the engine works on this one.
+    /// ([`crate::csum::prefetch_lead`]) of the frame a group later (in
+    /// `next` past the burst's end), so the next group's transfer runs while
+    /// the engine works on this one.
     /// Why: frames summed side by side arrive from L3 faster than one after
     /// another, and a group's work then hides behind the next group's
     /// transfer (`docs/perf/gro-hot-path.md`, sessions 22 and 23).
     #[inline(always)]
-    fn group_sum(&mut self, burst: &[BurstFrame<'_>], i: usize, group: &mut Group) {
+    fn group_sum(
+        &mut self,
+        burst: &[BurstFrame<'_>],
+        next: &[BurstFrame<'_>],
+        i: usize,
+        group: &mut Group,
+    ) {
         if !group.covers(i) {
             let frames = burst.get(i..).and_then(|r| r.first_chunk::<GROUP>());
             if let Some(frames) = frames
@@ -529,10 +577,19 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             }
         }
         let k = i.checked_sub(group.from).filter(|&k| k < GROUP);
-        if let Some(next) = k.and_then(|k| burst.get(group.from + GROUP + k))
-            && matches!(next.meta.state(), CsumState::None)
+        let at = k.map(|k| group.from + GROUP + k);
+        let later = at.and_then(|at| match at.checked_sub(burst.len()) {
+            Some(past) => next.get(past),
+            None => burst.get(at),
+        });
+        if let Some(later) = later
+            && matches!(later.meta.state(), CsumState::None)
         {
-            crate::csum::prefetch_lead(next.frame);
+            crate::csum::prefetch_lead(later.frame);
+            #[cfg(test)]
+            if at.is_some_and(|at| at >= burst.len()) {
+                self.hinted_next.set(self.hinted_next.get() + 1);
+            }
         }
         let sum = k.and_then(|k| group.sums.get(k));
         self.presum_set = sum.is_some();

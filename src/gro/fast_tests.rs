@@ -8,7 +8,7 @@ use std::vec::Vec;
 
 use proptest::prelude::*;
 
-use super::engine::{BurstFrame, Gro};
+use super::engine::{BurstFrame, Gro, HEADER_AHEAD};
 use super::{DEFAULT_MAX_SIZE, GroConfig, SoftwareVerify, SuperPacket};
 use crate::csum::{self, Wsum};
 use crate::state::{CsumLevel, CsumMeta, CsumState};
@@ -1044,6 +1044,47 @@ fn frames_summed_alone_are_hinted_whole() {
         };
         assert_eq!(g.hinted_whole.get(), want as u64, "burst of {n}");
         assert_eq!(g.stats().merged, n as u64 - 1, "burst of {n}");
+    }
+}
+
+/// `receive_burst_with_next` hints the start of the next burst while it
+/// works on the burst's last frames: the headers of its first
+/// `HEADER_AHEAD` frames, and where frames are grouped the leads of the
+/// frames one group after the last whole group's. Nothing with no next
+/// burst; the merges are those of `receive_burst`.
+#[test]
+fn next_burst_is_hinted() {
+    let grouped = {
+        crate::csum::level();
+        crate::csum::has_group_kernel()
+    };
+    // (frames in the burst, frames in the next, state: 1 to verify, 0 vouched)
+    for (n, m, state) in [
+        (32usize, 32usize, 1u8),
+        (12, 32, 1),
+        (32, 3, 1),
+        (32, 32, 0),
+        (32, 0, 1),
+    ] {
+        let mut st = FlowState::default();
+        let frames: std::vec::Vec<(Vec<u8>, CsumMeta)> = (0..n + m)
+            .map(|k| frame(bulk(0, state, false), &mut st, k as u8))
+            .collect();
+        let all = burst_of(&frames, 0);
+        let (burst, next) = all.split_at(n);
+        let mut g: Gro<3> = Gro::new(GroConfig::new());
+        g.receive_burst_with_next(burst, next, 0, &mut |_| {}, |_, _| {});
+        let leads = match grouped && state == 1 && n >= csum::GROUP {
+            // The last whole group hints the `GROUP` frames after it.
+            true => (n / csum::GROUP * csum::GROUP + csum::GROUP)
+                .saturating_sub(n)
+                .min(m),
+            false => 0,
+        };
+        let want = HEADER_AHEAD.min(m) + leads;
+        let case = std::format!("burst {n}, next {m}, state {state}");
+        assert_eq!(g.hinted_next.get(), want as u64, "{case}");
+        assert_eq!(g.stats().merged, n as u64 - 1, "{case}");
     }
 }
 

@@ -37,7 +37,9 @@
 //! [`Gro::set_kinds`] switches kinds at run time (flushing first).
 //! [`Gro::receive_burst`] takes a driver's descriptor array ([`BurstFrame`]s,
 //! DPDK's `rte_gro_reassemble_burst` shape) and hints each frame's header to
-//! the cache a few frames before it reads it.
+//! the cache a few frames before it reads it;
+//! [`Gro::receive_burst_with_next`] also hints the start of the next burst,
+//! for a poll loop that has polled it.
 //!
 //! # Files
 //!

@@ -1,7 +1,7 @@
 //! `Gro::receive_burst` is `receive` frame by frame: for any interleaving of
 //! flows (TCP/IPv4, TCP/IPv6, VXLAN, one bad checksum), any burst sizes and
 //! any checksum states, the same dispositions and the same super-packets, in
-//! the same order.
+//! the same order; so is `receive_burst_with_next`, given the next burst.
 use crate::support::gro as support;
 
 use netoffload::gro::{BurstFrame, Disposition, FlushReason, Gro, GroConfig, SuperPacket};
@@ -72,7 +72,8 @@ fn frames(order: &[u8], bad: Option<usize>) -> Vec<Vec<u8>> {
 
 /// Runs `frames` through one engine frame by frame and through another in
 /// bursts of the sizes `bursts` gives in turn (everything flushed after
-/// each), and compares what both gave out, and their counters.
+/// each; every other burst with the next one to hint), and compares what
+/// both gave out, and their counters.
 fn burst_and_frames(
     frames: &[Vec<u8>],
     bursts: &[usize],
@@ -92,23 +93,30 @@ fn burst_and_frames(
             a.push(Out::Frame(i as u32, d));
         }
         one.flush_all(&mut |sp: &SuperPacket| record(&mut a, sp));
-        let items: Vec<BurstFrame> = frames
-            .iter()
-            .enumerate()
-            .skip(at)
-            .take(n)
-            .map(|(i, f)| BurstFrame {
-                frame: f,
-                id: i as u32,
-                meta: meta(i),
-            })
-            .collect();
+        let items = |at: usize, n: usize| -> Vec<BurstFrame> {
+            frames
+                .iter()
+                .enumerate()
+                .skip(at)
+                .take(n)
+                .map(|(i, f)| BurstFrame {
+                    frame: f,
+                    id: i as u32,
+                    meta: meta(i),
+                })
+                .collect()
+        };
+        let next = match k % 2 {
+            0 => items(at + n, bursts[k % bursts.len()]),
+            _ => Vec::new(),
+        };
         // Both closures push to `b`: collect the dispositions apart and
         // put each after the super-packets its frame flushed.
         let mut log: Vec<Out> = Vec::new();
         let cell = std::cell::RefCell::new(&mut log);
-        burst.receive_burst(
-            &items,
+        burst.receive_burst_with_next(
+            &items(at, n),
+            &next,
             0,
             &mut |sp: &SuperPacket| record(&mut cell.borrow_mut(), sp),
             |id, d| cell.borrow_mut().push(Out::Frame(id, d)),

@@ -28,6 +28,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     pub(super) fn train<const CYCLE: bool, S, E>(
         &mut self,
         burst: &[BurstFrame<'_>],
+        next: &[BurstFrame<'_>],
         i: usize,
         sink: &mut S,
         each: &mut E,
@@ -49,6 +50,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         if s.tcp4 {
             self.run::<CYCLE, S, E>(
                 burst,
+                next,
                 i,
                 slot,
                 Layout::Tcp4,
@@ -62,6 +64,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         } else if s.vx4 {
             self.run::<CYCLE, S, E>(
                 burst,
+                next,
                 i,
                 slot,
                 Layout::Vxlan4,
@@ -77,6 +80,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         } else if s.tcp6 {
             self.run::<CYCLE, S, E>(
                 burst,
+                next,
                 i,
                 slot,
                 Layout::Tcp6,
@@ -90,6 +94,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         } else if s.raw4 {
             self.run::<CYCLE, S, E>(
                 burst,
+                next,
                 i,
                 slot,
                 Layout::RawTcp4,
@@ -119,6 +124,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
     fn run<const CYCLE: bool, S, E>(
         &mut self,
         burst: &[BurstFrame<'_>],
+        next: &[BurstFrame<'_>],
         i: usize,
         mut slot: u16,
         layout: Layout,
@@ -139,7 +145,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             rest = rest.get(1..).unwrap_or_default();
         }
         let mut i = burst.len() - rest.len();
-        while let Some(f) = self.hinted(burst, i) {
+        while let Some(f) = self.hinted(burst, next, i) {
             let Some(succ) = self.step::<CYCLE, S, E>(f, slot, layout, sink, each, &is) else {
                 break;
             };
