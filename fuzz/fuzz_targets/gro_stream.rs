@@ -219,7 +219,10 @@ fn deliver(
         })
         .collect();
     let mut verdicts = Vec::new();
-    gro.receive_burst(&burst, now, &mut |sp| out.push(sp.clone()), |id, v| {
+    // Bursts of even length name themselves as the next burst: a `next`
+    // that is not the next burst changes nothing but the hints.
+    let next: &[BurstFrame] = if burst.len() % 2 == 0 { &burst } else { &[] };
+    gro.receive_burst_with_next(&burst, next, now, &mut |sp| out.push(sp.clone()), |id, v| {
         verdicts.push((id, v))
     });
     drop(burst);
