@@ -1027,10 +1027,7 @@ fn long_trains_cross_from_the_window_to_the_burst_end() {
 /// are not (their group reads them side by side).
 #[test]
 fn frames_summed_alone_are_hinted_whole() {
-    let grouped = {
-        crate::csum::level();
-        crate::csum::has_group_kernel()
-    };
+    let grouped = crate::csum::has_group_kernel();
     for n in [5usize, 8, 12, 19, 32] {
         let mut st = FlowState::default();
         let frames: std::vec::Vec<(Vec<u8>, CsumMeta)> = (0..n)
@@ -1054,10 +1051,7 @@ fn frames_summed_alone_are_hinted_whole() {
 /// burst; the merges are those of `receive_burst`.
 #[test]
 fn next_burst_is_hinted() {
-    let grouped = {
-        crate::csum::level();
-        crate::csum::has_group_kernel()
-    };
+    let grouped = crate::csum::has_group_kernel();
     // (frames in the burst, frames in the next, state: 1 to verify, 0 vouched)
     for (n, m, state) in [
         (32usize, 32usize, 1u8),
@@ -1096,10 +1090,7 @@ fn next_burst_is_hinted() {
 /// named by the general path.
 #[test]
 fn verified_bursts_are_checked_by_their_group_sums() {
-    let grouped = {
-        crate::csum::level();
-        crate::csum::has_group_kernel()
-    };
+    let grouped = crate::csum::has_group_kernel();
     for (vx, v6) in [(false, false), (true, false), (false, true)] {
         let mut st = FlowState::default();
         let mut frames: std::vec::Vec<(Vec<u8>, CsumMeta)> = (0..26)

@@ -518,11 +518,12 @@ pub(crate) fn crc_update_at(level: CrcLevel, reg: u32, data: &[u8]) -> Result<u3
 /// Slices [`sum_group`] sums side by side.
 pub(crate) const GROUP: usize = 8;
 
-/// Whether [`sum_group`] has a kernel at the active level (AVX-512 with VNNI).
+/// Whether [`sum_group`] has a kernel at the active level (AVX-512 with VNNI),
+/// detecting the level on first use as [`sum`] does.
 #[inline]
 pub(crate) fn has_group_kernel() -> bool {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
-    if Level::from_u8(SUM_LEVEL.load(Ordering::Relaxed)) == Some(Level::Avx512) {
+    if sum_level() == Level::Avx512 {
         return sum_vnni();
     }
     false
