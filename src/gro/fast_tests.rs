@@ -1021,6 +1021,15 @@ fn long_trains_cross_from_the_window_to_the_burst_end() {
     }
 }
 
+/// `n` bulk TCP/IPv4 segments of one flow in order, in checksum state
+/// `state` (as `bulk`: 1 to verify, 0 vouched).
+fn one_flow(n: usize, state: u8) -> Vec<(Vec<u8>, CsumMeta)> {
+    let mut st = FlowState::default();
+    (0..n)
+        .map(|k| frame(bulk(0, state, false), &mut st, k as u8))
+        .collect()
+}
+
 /// In a burst of frames to verify, the frames summed alone are hinted
 /// whole before they are read: all but the first where the CPU has no group
 /// kernel, else those past the burst's last whole group. Frames in a group
@@ -1029,10 +1038,7 @@ fn long_trains_cross_from_the_window_to_the_burst_end() {
 fn frames_summed_alone_are_hinted_whole() {
     let grouped = crate::csum::has_group_kernel();
     for n in [5usize, 8, 12, 19, 32] {
-        let mut st = FlowState::default();
-        let frames: std::vec::Vec<(Vec<u8>, CsumMeta)> = (0..n)
-            .map(|k| frame(bulk(0, 1, false), &mut st, k as u8))
-            .collect();
+        let frames = one_flow(n, 1);
         let mut g: Gro<3> = Gro::new(GroConfig::new());
         g.receive_burst(&burst_of(&frames, 0), 0, &mut |_| {}, |_, _| {});
         let want = match grouped && n >= csum::GROUP {
@@ -1060,10 +1066,7 @@ fn next_burst_is_hinted() {
         (32, 32, 0),
         (32, 0, 1),
     ] {
-        let mut st = FlowState::default();
-        let frames: std::vec::Vec<(Vec<u8>, CsumMeta)> = (0..n + m)
-            .map(|k| frame(bulk(0, state, false), &mut st, k as u8))
-            .collect();
+        let frames = one_flow(n + m, state);
         let all = burst_of(&frames, 0);
         let (burst, next) = all.split_at(n);
         let mut g: Gro<3> = Gro::new(GroConfig::new());
