@@ -19,8 +19,9 @@
 //! hash must equal the peer's, or the bench panics.
 //!
 //! The same TCP streams rewritten as Ethernet / IPv6 / TCP and as raw IPv4
-//! (TUN) run through ours in the same alternation, as a ratio to the
-//! Ethernet TCP/IPv4 time (DPDK 22.11 has no IPv6 GRO).
+//! (TUN) run through ours, alternated with ours on IPv4 but apart from the
+//! peer, as a ratio to the Ethernet TCP/IPv4 time (DPDK 22.11 has no IPv6
+//! GRO).
 //!
 //! `floor`: the least any engine does per frame in this layout, timed in the
 //! same rounds ([`floor_pass`]: the header lines read, and in `verify` every
@@ -590,12 +591,17 @@ impl Peer {
         }
     }
 
-    /// One round of `c`: ours on its stream and the rewrites, passes
-    /// alternated ([`alternate`]), and the peer in the same loop when it
-    /// runs in this process, else before it as its own process. Ours' frames
-    /// move to fresh pages first ([`Stream::relaid`]).
+    /// One round of `c`: ours and the peer, passes alternated
+    /// ([`alternate`]) when the peer runs in this process, else the peer
+    /// first as its own process; then ours and the rewrites, alternated on
+    /// their own. Ours' frames move to fresh pages first ([`Stream::relaid`]).
+    ///
+    /// Why apart: every ratio comes from an alternation of exactly the
+    /// engines it compares. A third engine's passes slow both of the others
+    /// even after their untimed passes (`docs/perf/gro-hot-path.md`,
+    /// session 25), so the TCP cells ran slower than the VXLAN cells, which
+    /// have no rewrites.
     fn run(&self, c: &mut Cell, ms: f64) -> Round {
-        let name = c.name();
         for r in [Some(&mut c.ours), c.tcp6.as_mut(), c.raw.as_mut()]
             .into_iter()
             .flatten()
@@ -610,23 +616,10 @@ impl Peer {
         #[cfg(dpdk_peer)]
         let mut in_process = matches!(self, Peer::InProcess).then(|| {
             dpdk_peer::PeerCell::new(c.kind, c.flows, c.mode)
-                .unwrap_or_else(|| panic!("gro_dpdk: the peer failed on {name}"))
+                .unwrap_or_else(|| panic!("gro_dpdk: the peer failed on {}", c.name()))
         });
-        let (first, mut engines) = {
-            let (first, e) = ours_engine(&mut c.ours);
-            (first, vec![e])
-        };
-        let mut rewrites = 0;
-        for r in [c.tcp6.as_mut(), c.raw.as_mut()].into_iter().flatten() {
-            let (x, e) = ours_engine(r);
-            assert_eq!(
-                x.out, first.out,
-                "{name}: IPv6/raw outputs differ from IPv4's"
-            );
-            assert_eq!(x.groups, first.groups, "{name}: IPv6/raw grouping differs");
-            engines.push(e);
-            rewrites += 1;
-        }
+        let (first, ours_engine0) = ours_engine(&mut c.ours);
+        let mut engines = vec![ours_engine0];
         #[cfg(dpdk_peer)]
         if let Some(p) = in_process.as_mut() {
             engines.push(Box::new(move || {
@@ -642,22 +635,17 @@ impl Peer {
             ns: frame_median(&kept[0], n),
             ..first
         };
-        let ratio_to_ours = |k: usize| (k <= rewrites).then(|| median_ratio(&kept[k], &kept[0]));
-        let (ratio6, ratio_raw) = (ratio_to_ours(1), ratio_to_ours(2));
         // The peer's column of the samples, when it ran in this process.
         #[cfg(dpdk_peer)]
-        let alternated = in_process
-            .as_ref()
-            .zip(kept.get(rewrites + 1))
-            .map(|(p, t)| {
-                let result = CellResult {
-                    ns: frame_median(t, n),
-                    out: p.out,
-                    groups: p.groups,
-                    hash: p.hash,
-                };
-                (result, median_ratio(t, &kept[0]))
-            });
+        let alternated = in_process.as_ref().zip(kept.get(1)).map(|(p, t)| {
+            let result = CellResult {
+                ns: frame_median(t, n),
+                out: p.out,
+                groups: p.groups,
+                hash: p.hash,
+            };
+            (result, median_ratio(t, &kept[0]))
+        });
         #[cfg(not(dpdk_peer))]
         let alternated: Option<(CellResult, f64)> = None;
         let (peer, ratio) = match (peer_binary, alternated) {
@@ -668,6 +656,7 @@ impl Peer {
             (None, Some(alternated)) => alternated,
             (None, None) => (ours.clone(), 1.0),
         };
+        let (ratio6, ratio_raw) = rewrite_ratios(c, &ours, ms);
         Round {
             ours,
             peer,
@@ -676,6 +665,30 @@ impl Peer {
             ratio_raw,
         }
     }
+}
+
+/// The IPv6 and raw-IP rewrites of `c` against ours on IPv4, passes
+/// alternated: their ratios to ours (`None` for a rewrite the cell lacks;
+/// VXLAN has none). `first`: ours' outputs, which theirs must equal.
+fn rewrite_ratios(c: &mut Cell, first: &CellResult, ms: f64) -> (Option<f64>, Option<f64>) {
+    if c.tcp6.is_none() && c.raw.is_none() {
+        return (None, None);
+    }
+    let name = c.name();
+    let (_, e) = ours_engine(&mut c.ours);
+    let mut engines = vec![e];
+    for r in [c.tcp6.as_mut(), c.raw.as_mut()].into_iter().flatten() {
+        let (x, e) = ours_engine(r);
+        assert_eq!(
+            x.out, first.out,
+            "{name}: IPv6/raw outputs differ from IPv4's"
+        );
+        assert_eq!(x.groups, first.groups, "{name}: IPv6/raw grouping differs");
+        engines.push(e);
+    }
+    let kept = alternate(ms, &mut engines);
+    let ratio_to_ours = |k: usize| kept.get(k).map(|t| median_ratio(t, &kept[0]));
+    (ratio_to_ours(1), ratio_to_ours(2))
 }
 
 /// A (stream, mode, flows) cell: the peer's stream replayed by ours, and for
