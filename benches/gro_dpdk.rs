@@ -618,8 +618,8 @@ impl Peer {
             dpdk_peer::PeerCell::new(c.kind, c.flows, c.mode)
                 .unwrap_or_else(|| panic!("gro_dpdk: the peer failed on {}", c.name()))
         });
-        let (first, ours_engine0) = ours_engine(&mut c.ours);
-        let mut engines = vec![ours_engine0];
+        let (first, timed_ours) = ours_engine(&mut c.ours);
+        let mut engines = vec![timed_ours];
         #[cfg(dpdk_peer)]
         if let Some(p) = in_process.as_mut() {
             engines.push(Box::new(move || {
