@@ -505,10 +505,8 @@ impl<const FLOWS: usize> Gro<FLOWS> {
             return Some(f);
         }
         let first = rest.first()?;
-        if let Some(later) = HEADER_AHEAD
-            .checked_sub(rest.len())
-            .and_then(|at| next.get(at))
-        {
+        // Past the window, the frame `HEADER_AHEAD` on is in `next` if any.
+        if let Some(later) = in_sequence(burst, next, i + HEADER_AHEAD) {
             prefetch_header(later.frame);
             #[cfg(test)]
             self.hinted_next.set(self.hinted_next.get() + 1);
@@ -578,11 +576,7 @@ impl<const FLOWS: usize> Gro<FLOWS> {
         }
         let k = i.checked_sub(group.from).filter(|&k| k < GROUP);
         let at = k.map(|k| group.from + GROUP + k);
-        let later = at.and_then(|at| match at.checked_sub(burst.len()) {
-            Some(past) => next.get(past),
-            None => burst.get(at),
-        });
-        if let Some(later) = later
+        if let Some(later) = at.and_then(|at| in_sequence(burst, next, at))
             && matches!(later.meta.state(), CsumState::None)
         {
             crate::csum::prefetch_lead(later.frame);
@@ -1759,6 +1753,20 @@ const fn tcp4_at(ip: usize) -> parse::Ip {
         off: ip as u16,
         next: (ip + ipv4::MIN_HEADER_LEN) as u16,
         v6: false,
+    }
+}
+
+/// The frame `at` places into `burst`, counting on into `next` past its end:
+/// what [`Gro::receive_burst_with_next`] hints ahead of the frame it reads.
+#[inline(always)]
+fn in_sequence<'b>(
+    burst: &'b [BurstFrame<'b>],
+    next: &'b [BurstFrame<'b>],
+    at: usize,
+) -> Option<&'b BurstFrame<'b>> {
+    match at.checked_sub(burst.len()) {
+        Some(past) => next.get(past),
+        None => burst.get(at),
     }
 }
 
