@@ -182,12 +182,12 @@ fn pass<const GROUPS: bool, const BURST_API: bool>(
             sig = sig.wrapping_add(group_term(sp.segments().iter().map(|s| s.id)));
         }
     };
-    for (n, burst) in descs.chunks(BURST).enumerate() {
+    let mut bursts = descs.chunks(BURST).peekable();
+    while let Some(burst) = bursts.next() {
         let next = match *NEXT_BURST {
-            true => descs.get((n + 1) * BURST..).unwrap_or_default(),
+            true => bursts.peek().copied().unwrap_or_default(),
             false => &[],
         };
-        let next = next.get(..BURST).unwrap_or(next);
         let mut passed = |id: u32, d: Disposition| {
             if let Disposition::PassUp { meta, .. } = d {
                 let _ = black_box(meta);
