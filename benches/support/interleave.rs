@@ -5,23 +5,35 @@
 //! and a peer then mix two machine states. Here each round times `iters`
 //! calls of every case back to back; the table shows the median and the best
 //! round in ns per call and the median ratio to the first case (ours).
+//! Each case's calls run in a loop compiled with the call in line, as
+//! criterion's `Bencher::iter` runs its routine: one dynamic call per round,
+//! none per call (see [`Case::new`]).
 //! `cargo bench --bench csum -- <filter>` runs the tables whose title contains
 //! the filter; test mode (`cargo test --benches`) runs one round of each.
 #![allow(dead_code)]
 
 use std::time::Instant;
 
-/// One row of a table: a name and the call to time.
+/// One row of a table: a name and its timed loop (`run(n)` makes `n` calls).
 pub struct Case<'a> {
     pub name: String,
-    pub run: Box<dyn FnMut() + 'a>,
+    pub run: Box<dyn FnMut(u64) + 'a>,
 }
 
 impl<'a> Case<'a> {
-    pub fn new(name: impl Into<String>, run: impl FnMut() + 'a) -> Case<'a> {
+    /// The case `name`, timing calls of `call` in a loop of its own.
+    /// Why: a `dyn` call per call added 2-3 cycles to every case, which
+    /// pulled each ratio towards 1 and made a 20-byte sum's table take 8 or
+    /// 10 cycles a call from one table to the next (`docs/perf/csum.md`,
+    /// session 26); `partial` is always inlined into its real callers.
+    pub fn new(name: impl Into<String>, mut call: impl FnMut() + 'a) -> Case<'a> {
         Case {
             name: name.into(),
-            run: Box::new(run),
+            run: Box::new(move |n| {
+                for _ in 0..n {
+                    call();
+                }
+            }),
         }
     }
 }
@@ -62,9 +74,7 @@ pub fn table(title: &str, cases: &mut [Case<'_>], budget_ns: f64, rounds: usize)
         .iter_mut()
         .map(|c| {
             let t = Instant::now();
-            for _ in 0..100 {
-                (c.run)();
-            }
+            (c.run)(100);
             let per = t.elapsed().as_nanos() as f64 / 100.0;
             ((budget_ns / per.max(0.1)) as u64).clamp(1, 1 << 24)
         })
@@ -76,9 +86,7 @@ pub fn table(title: &str, cases: &mut [Case<'_>], budget_ns: f64, rounds: usize)
             let i = (k + r) % n;
             let c = &mut cases[i];
             let t = Instant::now();
-            for _ in 0..iters[i] {
-                (c.run)();
-            }
+            (c.run)(iters[i]);
             samples[i].push(t.elapsed().as_nanos() as f64 / iters[i] as f64);
         }
     }
