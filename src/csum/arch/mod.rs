@@ -96,10 +96,12 @@ fn crc_hybrid() -> bool {
     cpu_flags() & HYBRID != 0
 }
 
-/// True when this CPU has AVX-512 VNNI: the AVX-512 level then sums long
-/// slices with two vector operations per 64 bytes instead of three
-/// (`sum_avx512::Dp`; the same raw sum).
+/// True when this CPU has AVX-512 VNNI: the AVX-512 level then sums and
+/// copies long slices with two vector operations per 64 bytes instead of
+/// three (`sum_avx512::Dp`; the same raw sum). In line: as a call from
+/// `partial_copy`, about 1 ns a copy (`docs/perf/csum.md`, session 26).
 #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+#[inline]
 fn sum_vnni() -> bool {
     // No first-use check: [`detected`] reads the flags before any level is
     // checked or stored, so a kernel level never runs with them unread (and
@@ -314,12 +316,15 @@ pub(super) fn copy_short(src: &[u8], dst: &mut [u8]) -> u64 {
 fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if level == Level::Avx512 {
-        // SAFETY: as in `sum_checked`: AVX-512F+BW are present and enabled.
+        // SAFETY: as in `sum_checked`: AVX-512F+BW are present and enabled,
+        // and VNNI too where `sum_vnni` says so.
         return unsafe {
-            if src.len() <= sum_avx512::SOURCE_ALIGNED_MAX {
-                sum_avx512::copy_source_aligned(src, dst)
-            } else {
-                sum_avx512::copy(src, dst)
+            match src.len() {
+                n if n > sum_avx512::SOURCE_ALIGNED_MAX => sum_avx512::copy(src, dst),
+                n if n >= sum_avx512::DP_FROM && sum_vnni() => {
+                    sum_avx512::copy_source_aligned_vnni(src, dst)
+                }
+                _ => sum_avx512::copy_source_aligned(src, dst),
             }
         };
     }
@@ -653,6 +658,65 @@ mod tests {
                 let (v, o) = (line(&varied) + off, line(&ones) + off);
                 check(&varied[v..v + len], "varied");
                 check(&ones[o..o + len], "ones");
+            }
+        }
+    }
+
+    /// The source-aligned AVX-512 copy with and without the VNNI
+    /// accumulators, against the scalar sum and the source: every length to
+    /// `SOURCE_ALIGNED_MAX` at every source offset within a 64-byte line, the
+    /// destination on a line or at another offset, on varied bytes and on
+    /// all-ones (the largest carries); zero only for zero; nothing written
+    /// outside the destination.
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    #[test]
+    fn avx512_copies_with_and_without_vnni_equal_scalar() {
+        if check_sum_level(Level::Avx512).is_err() {
+            return;
+        }
+        let vnni = cpuid::read().avx512vnni;
+        const MAX: usize = sum_avx512::SOURCE_ALIGNED_MAX;
+        let mut varied = [0u8; MAX + 128];
+        for (i, b) in varied.iter_mut().enumerate() {
+            *b = (i as u32).wrapping_mul(0x9E37_79B9).rotate_left(7) as u8;
+        }
+        let ones = [0xFFu8; MAX + 128];
+        let mut dst = [0u8; MAX + 192];
+        let line = |b: &[u8]| (64 - b.as_ptr() as usize % 64) % 64;
+        let mut check = |src: &[u8], doff: usize, what: &str| {
+            let want = scalar::fold64(scalar::sum_raw(src));
+            let zero = src.iter().all(|&b| b == 0);
+            type CopyKernel = unsafe fn(&[u8], &mut [u8]) -> u64;
+            let kernels: [(&str, CopyKernel); 2] = [
+                ("avx512", sum_avx512::copy_source_aligned),
+                ("vnni", sum_avx512::copy_source_aligned_vnni),
+            ];
+            for (kernel, copy) in kernels {
+                if kernel == "vnni" && !vnni {
+                    continue;
+                }
+                let at = line(&dst) + doff;
+                dst.fill(0x5A);
+                // SAFETY: the AVX-512 level is supported (checked above), and
+                // the VNNI kernel runs only when CPUID reports VNNI.
+                let raw = unsafe { copy(src, &mut dst[at..at + src.len()]) };
+                let len = src.len();
+                assert_eq!(scalar::fold64(raw), want, "{kernel} {what} len {len}");
+                assert_eq!(raw == 0, zero, "{kernel} {what} len {len}");
+                assert_eq!(&dst[at..at + len], src, "{kernel} {what} copy len {len}");
+                assert!(
+                    dst[..at].iter().chain(&dst[at + len..]).all(|&b| b == 0x5A),
+                    "{kernel} {what} wrote outside len {len}"
+                );
+            }
+        };
+        for len in 0..=MAX {
+            for off in 0..64 {
+                for doff in [0, 1 + (off * 7) % 63] {
+                    let (v, o) = (line(&varied) + off, line(&ones) + off);
+                    check(&varied[v..v + len], doff, "varied");
+                    check(&ones[o..o + len], doff, "ones");
+                }
             }
         }
     }

@@ -17,8 +17,9 @@
 //! the two accumulator pairs at most `2^23 + 2` vectors (loads, the head and
 //! the tail), so `Σlo` and `Σhi = a` stay below `2^56` per lane and
 //! `b - (a << 32) (mod 2^64)` is `Σlo` exactly. From [`DP_FROM`] bytes on a
-//! CPU with AVX-512 VNNI, `sum_vnni` uses [`Dp`] instead: two vector operations
-//! per 64 bytes, and each lane's top bytes summed apart to recover its carries.
+//! CPU with AVX-512 VNNI, `sum_vnni` and `copy_source_aligned_vnni` use [`Dp`]
+//! instead: two vector operations per 64 bytes, and each lane's top bytes
+//! summed apart to recover its carries.
 
 use core::arch::x86_64::{
     __m512i, _mm512_add_epi32, _mm512_add_epi64, _mm512_and_si512, _mm512_dpbusd_epi32,
@@ -110,6 +111,17 @@ impl Acc {
         self.a1 = _mm512_add_epi64(self.a1, _mm512_srli_epi64::<32>(v));
     }
 
+    /// Adds `v` into pair `I mod 2` (the index [`Dp::add`] takes, so one
+    /// copy body serves both schemes).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn add<const I: usize>(&mut self, v: __m512i) {
+        match I % 2 {
+            0 => self.add0(v),
+            _ => self.add1(v),
+        }
+    }
+
     /// Raw sum of the accumulated lanes. The pairs are merged first (`Σlo`,
     /// `Σhi < 2^57` per lane), each lane becomes `Σlo + Σhi = b - (a << 32) + a`
     /// (`< 2^58`), and the eight lanes add to `< 2^61`: no overflow, zero only
@@ -124,8 +136,9 @@ impl Acc {
     }
 }
 
-/// Shortest slice summed with the VNNI accumulators (measured: below it the
-/// three-operation body and its shorter setup are faster).
+/// Shortest slice summed, or copied up to [`SOURCE_ALIGNED_MAX`], with the
+/// VNNI accumulators (measured for both: below it the three-operation body
+/// and its shorter reduction are faster).
 pub(super) const DP_FROM: usize = 1024;
 
 /// Largest piece the VNNI accumulators sum before reducing: 248 vectors, plus
@@ -404,45 +417,130 @@ unsafe fn copy_vecs<const N: usize>(s: *const u8, d: *mut u8, k: usize) -> [__m5
     }
 }
 
-/// Copies and sums the `n <= PIECE / V` whole vectors from `s` to `d`, plus
-/// the vectors `extra` and `extra2`: four vectors per round into two
-/// accumulator pairs, then two, then one.
-/// Why pointers and a count, not slices: the slices' empty-range fallbacks
-/// put selects in front of the first loads' addresses, and the copy took
-/// 5-10% longer at 1500 B (`docs/perf/csum.md`, "Session 11").
-///
-/// # Safety
-/// The `64n` bytes from `s` and from `d` must lie inside their buffers, and
-/// the CPU must support AVX-512F and AVX-512BW.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_body(s: *const u8, d: *mut u8, n: usize, extra: __m512i, extra2: __m512i) -> u64 {
-    let mut acc = Acc::new();
-    acc.add1(extra);
-    acc.add0(extra2);
-    let mut k = 0;
-    while k + 4 <= n {
-        // SAFETY: vectors `k..k + 4` are among the `n` (the caller's bound).
-        let [v0, v1, v2, v3] = unsafe { copy_vecs::<4>(s, d, k) };
-        acc.add0(v0);
-        acc.add1(v1);
-        acc.add0(v2);
-        acc.add1(v3);
-        k += 4;
-    }
-    if k + 2 <= n {
-        // SAFETY: vectors `k` and `k + 1` are among the `n`.
-        let [v0, v1] = unsafe { copy_vecs::<2>(s, d, k) };
-        acc.add0(v0);
-        acc.add1(v1);
-        k += 2;
-    }
-    if k < n {
-        // SAFETY: vector `k` is among the `n`.
-        let [v] = unsafe { copy_vecs::<1>(s, d, k) };
-        acc.add0(v);
-    }
-    acc.reduce()
+/// The copies whose body is aligned to the source, for one accumulator
+/// scheme `$acc` ([`Acc`] or [`Dp`]) under `$features`: `$body` copies and
+/// sums whole vectors, `$from_aligned` takes a source on a 64-byte boundary,
+/// `$name` any source (the shape: [`copy_source_aligned`]).
+macro_rules! source_aligned_copies {
+    (
+        $features:literal, $acc:ident, $body:ident, $from_aligned:ident,
+        $(#[$doc:meta])* $name:ident
+    ) => {
+        /// Copies and sums the `n` whole vectors from `s` to `d`, plus the
+        /// vectors `extra` and `extra2`: four vectors per round, then two,
+        /// then one.
+        /// Why pointers and a count, not slices: the slices' empty-range
+        /// fallbacks put selects in front of the first loads' addresses, and
+        /// the copy took 5-10% longer at 1500 B (`docs/perf/csum.md`,
+        /// "Session 11").
+        ///
+        /// # Safety
+        /// The `64n` bytes from `s` and from `d` must lie inside their
+        /// buffers, `n + 2` must be within the accumulators' bound (at most
+        /// `PIECE / V` for [`Acc`], 256 for [`Dp`]), and the CPU must support
+        /// `$features`.
+        #[inline]
+        #[target_feature(enable = $features)]
+        unsafe fn $body(
+            s: *const u8,
+            d: *mut u8,
+            n: usize,
+            extra: __m512i,
+            extra2: __m512i,
+        ) -> u64 {
+            let mut acc = $acc::new();
+            acc.add::<1>(extra);
+            acc.add::<0>(extra2);
+            let mut k = 0;
+            while k + 4 <= n {
+                // SAFETY: vectors `k..k + 4` are among the `n` (the caller's bound).
+                let [v0, v1, v2, v3] = unsafe { copy_vecs::<4>(s, d, k) };
+                acc.add::<0>(v0);
+                acc.add::<1>(v1);
+                acc.add::<2>(v2);
+                acc.add::<3>(v3);
+                k += 4;
+            }
+            if k + 2 <= n {
+                // SAFETY: vectors `k` and `k + 1` are among the `n`.
+                let [v0, v1] = unsafe { copy_vecs::<2>(s, d, k) };
+                acc.add::<2>(v0);
+                acc.add::<3>(v1);
+                k += 2;
+            }
+            if k < n {
+                // SAFETY: vector `k` is among the `n`.
+                let [v] = unsafe { copy_vecs::<1>(s, d, k) };
+                acc.add::<0>(v);
+            }
+            acc.reduce()
+        }
+
+        $(#[$doc])*
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name(src: &[u8], dst: &mut [u8]) -> u64 {
+            let len = src.len().min(dst.len());
+            if len < V {
+                return super::copy_short(src, dst);
+            }
+            if src.as_ptr() as usize & (V - 1) == 0 {
+                // SAFETY: `64 <= len`, the shorter slice's length; the features are enabled here.
+                return unsafe { $from_aligned(src, dst, len) };
+            }
+            let (h, head) = load_head_in_line(src);
+            let end = h + ((len - h) & !(V - 1));
+            // The tail starts on a 64-byte boundary of the source: its own line.
+            let tail = load_prefix(src.get(end..len).unwrap_or(&[]));
+            // SAFETY: the body's `(end - h) / 64` vectors from byte `h` end at
+            // `end <= len` in both slices (at most `SOURCE_ALIGNED_MAX / 64`,
+            // within either bound); the features are enabled here.
+            let body = unsafe {
+                $body(
+                    src.as_ptr().add(h),
+                    dst.as_mut_ptr().add(h),
+                    (end - h) / V,
+                    head,
+                    tail,
+                )
+            };
+            // After the body: copied before it, the slice's last 64 bytes went
+            // first, and `tx::segment` of 64 KiB (buffers in L2) took 5% longer.
+            copy_first_last(src, dst);
+            fold64(body).rotate_left(8 * (h & 3) as u32) as u64
+        }
+
+        /// The copy of a source on a 64-byte boundary: the whole vectors,
+        /// then the last 64 bytes, which also give the tail's sum.
+        /// Why: the head's masked load (all lanes off here) and the tail's
+        /// own load cost 1500 B 1-11% at the bench's aligned pairs, 200 and
+        /// 600 B 11-12%.
+        ///
+        /// # Safety
+        /// `64 <= len <= SOURCE_ALIGNED_MAX`, both slices are at least `len`
+        /// bytes long, and the CPU must support `$features`.
+        #[inline]
+        #[target_feature(enable = $features)]
+        unsafe fn $from_aligned(src: &[u8], dst: &mut [u8], len: usize) -> u64 {
+            let n = len / V;
+            let t = len - n * V;
+            // SAFETY: `len >= 64`: the last 64 bytes lie inside both slices.
+            let tv = unsafe { _mm512_loadu_si512(src.as_ptr().add(len - V).cast()) };
+            let tail = tail_in_body_grid(tv, t);
+            // SAFETY: the `n` vectors end at `64n <= len` in both slices.
+            let body = unsafe {
+                $body(
+                    src.as_ptr(),
+                    dst.as_mut_ptr(),
+                    n,
+                    _mm512_setzero_si512(),
+                    tail,
+                )
+            };
+            // SAFETY: as for the load above.
+            unsafe { _mm512_storeu_si512(dst.as_mut_ptr().add(len - V).cast(), tv) };
+            fold64(body) as u64
+        }
+    };
 }
 
 /// The longest copy [`crate::csum::partial_copy`] runs with its body aligned
@@ -480,83 +578,44 @@ fn copy_first_last(src: &[u8], dst: &mut [u8]) -> (__m512i, __m512i) {
     }
 }
 
-/// Copies `src` into `dst` (equal lengths, at most [`SOURCE_ALIGNED_MAX`]
-/// bytes) and returns the raw sum, the body on full vectors aligned to the
-/// source.
-///
-/// Shape for `len >= 64`: the first and the last 64 bytes copied by
-/// [`copy_first_last`]; the body from the source's first 64-byte boundary.
-/// The bytes the body does not cover are summed from masked loads of their
-/// own source lines, already in the body's word grid, as `sum`'s head and
-/// tail are; the single reduced sum is rotated back as in `sum`.
-/// Why: no rotation into the grid and no register masking; 1500 B 0.1-1.9
-/// ns faster than [`copy`]'s shape at every offset pair of the bench
-/// (`docs/perf/csum.md`). A source on a 64-byte boundary has no head and
-/// takes [`copy_from_aligned`].
-///
-/// # Safety
-/// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(super) unsafe fn copy_source_aligned(src: &[u8], dst: &mut [u8]) -> u64 {
-    let len = src.len().min(dst.len());
-    if len < V {
-        return super::copy_short(src, dst);
-    }
-    if src.as_ptr() as usize & (V - 1) == 0 {
-        // SAFETY: `64 <= len`, the shorter slice's length; the features are enabled here.
-        return unsafe { copy_from_aligned(src, dst, len) };
-    }
-    let (h, head) = load_head_in_line(src);
-    let end = h + ((len - h) & !(V - 1));
-    // The tail starts on a 64-byte boundary of the source: its own line.
-    let tail = load_prefix(src.get(end..len).unwrap_or(&[]));
-    // SAFETY: the body's `(end - h) / 64` vectors from byte `h` end at
-    // `end <= len` in both slices; the features are enabled here.
-    let body = unsafe {
-        copy_body(
-            src.as_ptr().add(h),
-            dst.as_mut_ptr().add(h),
-            (end - h) / V,
-            head,
-            tail,
-        )
-    };
-    // After the body: copied before it, the slice's last 64 bytes went
-    // first, and `tx::segment` of 64 KiB (buffers in L2) took 5% longer.
-    copy_first_last(src, dst);
-    fold64(body).rotate_left(8 * (h & 3) as u32) as u64
-}
+source_aligned_copies!(
+    "avx512f,avx512bw",
+    Acc,
+    copy_body,
+    copy_from_aligned,
+    /// Copies `src` into `dst` (equal lengths, at most [`SOURCE_ALIGNED_MAX`]
+    /// bytes) and returns the raw sum, the body on full vectors aligned to the
+    /// source.
+    ///
+    /// Shape for `len >= 64`: the first and the last 64 bytes copied by
+    /// [`copy_first_last`]; the body from the source's first 64-byte boundary.
+    /// The bytes the body does not cover are summed from masked loads of their
+    /// own source lines, already in the body's word grid, as `sum`'s head and
+    /// tail are; the single reduced sum is rotated back as in `sum`.
+    /// Why: no rotation into the grid and no register masking; 1500 B 0.1-1.9
+    /// ns faster than [`copy`]'s shape at every offset pair of the bench
+    /// (`docs/perf/csum.md`). A source on a 64-byte boundary has no head.
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
+    copy_source_aligned
+);
 
-/// [`copy_source_aligned`] for a source on a 64-byte boundary: the whole
-/// vectors, then the last 64 bytes, which also give the tail's sum.
-/// Why: the head's masked load (all lanes off here) and the tail's own load
-/// cost 1500 B 1-11% at the bench's aligned pairs, 200 and 600 B 11-12%.
-///
-/// # Safety
-/// `64 <= len`, and both slices are at least `len` bytes long; the CPU must
-/// support AVX-512F and AVX-512BW.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn copy_from_aligned(src: &[u8], dst: &mut [u8], len: usize) -> u64 {
-    let n = len / V;
-    let t = len - n * V;
-    // SAFETY: `len >= 64`: the last 64 bytes lie inside both slices.
-    let tv = unsafe { _mm512_loadu_si512(src.as_ptr().add(len - V).cast()) };
-    let tail = tail_in_body_grid(tv, t);
-    // SAFETY: the `n` vectors end at `64n <= len` in both slices.
-    let body = unsafe {
-        copy_body(
-            src.as_ptr(),
-            dst.as_mut_ptr(),
-            n,
-            _mm512_setzero_si512(),
-            tail,
-        )
-    };
-    // SAFETY: as for the load above.
-    unsafe { _mm512_storeu_si512(dst.as_mut_ptr().add(len - V).cast(), tv) };
-    fold64(body) as u64
-}
+source_aligned_copies!(
+    "avx512f,avx512bw,avx512vnni",
+    Dp,
+    copy_body_dp,
+    copy_from_aligned_dp,
+    /// [`copy_source_aligned`] with the VNNI accumulators ([`Dp`]): two
+    /// vector operations per 64 bytes instead of three.
+    /// Why: from [`DP_FROM`] bytes it copied 0.1-0.9 ns faster at 1024 B,
+    /// 0.4-1.8 at 1500, 1.7-4.4 at 3072 on an Intel Xeon; below, slower
+    /// (`docs/perf/csum.md`, session 26).
+    ///
+    /// # Safety
+    /// As [`copy_source_aligned`], and the CPU must support AVX-512 VNNI.
+    copy_source_aligned_vnni
+);
 
 /// Copies `src` into `dst` (equal lengths, any) and returns the raw sum, the
 /// body on full vectors aligned to the destination.
