@@ -158,6 +158,66 @@ fn fused_limit_avx512<const TAIL: bool>(src: &[u8], dst: &mut [u8]) -> u64 {
     _mm512_reduce_add_epi64(lane) as u64
 }
 
+/// [`fused_limit_avx512`] with every byte, in the shape of the VNNI copy
+/// (`copy_source_aligned_vnni`): each vector loaded, stored, added as u32
+/// lanes (`vpaddd`) and its lanes' top bytes added by `vpdpbusd`, two
+/// operations a vector. A lower bound for that copy where the CPU has VNNI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn fused_limit_vnni(src: &[u8], dst: &mut [u8]) -> u64 {
+    use std::arch::x86_64::*;
+    let z = _mm512_setzero_si512();
+    let w = _mm512_set1_epi32(1 << 24);
+    let (mut b, mut t0, mut t1) = (z, z, z);
+    let len = src.len().min(dst.len());
+    let n = len / 64;
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut j = 0;
+    while j + 2 <= n {
+        // SAFETY: vectors `j` and `j + 1` lie inside both slices (`j + 2 <=
+        // n`); unaligned loads and stores; the features are enabled for this
+        // function and the caller checked the CPU has them.
+        let (v0, v1) = unsafe {
+            let v0 = _mm512_loadu_si512(s.add(64 * j).cast());
+            let v1 = _mm512_loadu_si512(s.add(64 * j + 64).cast());
+            _mm512_storeu_si512(d.add(64 * j).cast(), v0);
+            _mm512_storeu_si512(d.add(64 * j + 64).cast(), v1);
+            (v0, v1)
+        };
+        b = _mm512_add_epi32(b, _mm512_add_epi32(v0, v1));
+        t0 = _mm512_dpbusd_epi32(t0, v0, w);
+        t1 = _mm512_dpbusd_epi32(t1, v1, w);
+        j += 2;
+    }
+    if j < n {
+        // SAFETY: vector `j < n` lies inside both slices; as above.
+        let v = unsafe {
+            let v = _mm512_loadu_si512(s.add(64 * j).cast());
+            _mm512_storeu_si512(d.add(64 * j).cast(), v);
+            v
+        };
+        b = _mm512_add_epi32(b, v);
+        t0 = _mm512_dpbusd_epi32(t0, v, w);
+    }
+    let t = len - 64 * n;
+    if t > 0 && n > 0 {
+        let at = 64 * n + t - 64;
+        // SAFETY: bytes `at..at + 64` end at the slices' common length and
+        // start inside them (`n > 0`); as above.
+        let v = unsafe {
+            let v = _mm512_loadu_si512(s.add(at).cast());
+            _mm512_storeu_si512(d.add(at).cast(), v);
+            v
+        };
+        let v = _mm512_maskz_mov_epi8(!((1u64 << (64 - t)) - 1), v);
+        b = _mm512_add_epi32(b, v);
+        t1 = _mm512_dpbusd_epi32(t1, v, w);
+    }
+    let tt = _mm512_add_epi32(t0, t1);
+    let low = _mm512_sub_epi32(b, _mm512_slli_epi32::<24>(tt));
+    _mm512_reduce_add_epi64(_mm512_add_epi64(low, _mm512_slli_epi64::<24>(tt))) as u64
+}
+
 /// The shape of Linux's x86-64 `csum_partial` (`arch/x86/lib/csum-partial_64.c`):
 /// an `adc` chain over 64-byte blocks, then 32/16/8-byte steps, then the tail,
 /// folded 64 -> 32. Written here from the description, not copied.
@@ -461,8 +521,8 @@ fn bench_sum_interleaved(_c: &mut Criterion) {
 /// One copy table: `copy_from_slice` first (ratios are "x memcpy"), then the
 /// fused copy, copy-then-sum, the sum alone and, with AVX-512, the least a
 /// fused kernel of ours' shape does ([`fused_limit_avx512`]: the whole
-/// vectors, then every byte); each copy writes its own destination buffer at
-/// the same offsets.
+/// vectors, then every byte; with VNNI also [`fused_limit_vnni`]); each copy
+/// writes its own destination buffer at the same offsets.
 fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
     if !interleave::selected(title) {
         return;
@@ -501,6 +561,13 @@ fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
             // SAFETY: as above.
             black_box(unsafe { fused_limit_avx512::<true>(black_box(s), d5.get_mut()) });
         }));
+        if std::is_x86_feature_detected!("avx512vnni") {
+            let mut d6 = PageBuf::new(len, dst_off, 7);
+            cases.push(Case::new("limit_fused_every_byte_vnni", move || {
+                // SAFETY: AVX-512F, BW and VNNI were detected.
+                black_box(unsafe { fused_limit_vnni(black_box(s), d6.get_mut()) });
+            }));
+        }
     }
     let budget = if len > 4096 { 1_000_000.0 } else { 200_000.0 };
     interleave::table(title, &mut cases, budget, 31);
