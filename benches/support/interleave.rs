@@ -22,10 +22,10 @@ pub struct Case<'a> {
 
 impl<'a> Case<'a> {
     /// The case `name`, timing calls of `call` in a loop of its own.
-    /// Why: a `dyn` call per call added 2-3 cycles to every case, which
-    /// pulled each ratio towards 1 and made a 20-byte sum's table take 8 or
-    /// 10 cycles a call from one table to the next (`docs/perf/csum.md`,
-    /// session 26); `partial` is always inlined into its real callers.
+    /// Why: a `dyn` call per call cost every case something, not the same
+    /// for each, and made a 20-byte sum's table take 8 or 10 cycles a call
+    /// from one table to the next (`docs/perf/csum.md`, session 26);
+    /// `partial` is always inlined into its real callers.
     pub fn new(name: impl Into<String>, mut call: impl FnMut() + 'a) -> Case<'a> {
         Case {
             name: name.into(),
