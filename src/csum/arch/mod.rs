@@ -554,6 +554,26 @@ pub(crate) fn sum_group(data: &[&[u8]; GROUP]) -> Option<[u64; GROUP]> {
 mod tests {
     use super::*;
 
+    /// `N` bytes of a multiplicative hash of their index, rotated by `rot`:
+    /// every byte value, no short period.
+    fn varied<const N: usize>(rot: u32) -> [u8; N] {
+        core::array::from_fn(|i| (i as u32).wrapping_mul(0x9E37_79B9).rotate_left(rot) as u8)
+    }
+
+    /// How many bytes of `b` come before its first 64-byte boundary.
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    fn to_line(b: &[u8]) -> usize {
+        (64 - b.as_ptr() as usize % 64) % 64
+    }
+
+    /// `Some(VNNI present)` when the AVX-512 level is supported, else `None`
+    /// (the AVX-512 kernel tests then have nothing to check).
+    #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
+    fn avx512_with_vnni() -> Option<bool> {
+        check_sum_level(Level::Avx512).ok()?;
+        Some(cpuid::read().avx512vnni)
+    }
+
     /// The CPU flags are read with the levels, so [`sum_vnni`], which reads
     /// them without a first-use check, sees them wherever a level is used.
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
@@ -613,14 +633,10 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     #[test]
     fn avx512_sums_with_and_without_vnni_equal_scalar() {
-        if check_sum_level(Level::Avx512).is_err() {
+        let Some(vnni) = avx512_with_vnni() else {
             return;
-        }
-        let vnni = cpuid::read().avx512vnni;
-        let mut varied = [0u8; 2 * 16384 + 600];
-        for (i, b) in varied.iter_mut().enumerate() {
-            *b = (i as u32).wrapping_mul(0x9E37_79B9).rotate_left(7) as u8;
-        }
+        };
+        let varied: [u8; 2 * 16384 + 600] = varied(7);
         let ones = [0xFFu8; 2 * 16384 + 600];
         let zeros = [0u8; 2200];
         let check = |d: &[u8], what: &str| {
@@ -643,10 +659,9 @@ mod tests {
                 assert_eq!(raw == 0, zero, "{kernel} {what} len {}", d.len());
             }
         };
-        let line = |b: &[u8]| (64 - b.as_ptr() as usize % 64) % 64;
         for len in 0..=2200 {
             for off in 0..64 {
-                let (v, o) = (line(&varied) + off, line(&ones) + off);
+                let (v, o) = (to_line(&varied) + off, to_line(&ones) + off);
                 check(&varied[v..v + len], "varied");
                 check(&ones[o..o + len], "ones");
             }
@@ -655,7 +670,7 @@ mod tests {
         let piece = sum_avx512::PIECE_DP;
         for len in (piece - 200..piece + 200).chain(2 * piece - 100..2 * piece + 100) {
             for off in [0, 1, 3, 14, 63] {
-                let (v, o) = (line(&varied) + off, line(&ones) + off);
+                let (v, o) = (to_line(&varied) + off, to_line(&ones) + off);
                 check(&varied[v..v + len], "varied");
                 check(&ones[o..o + len], "ones");
             }
@@ -671,18 +686,13 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     #[test]
     fn avx512_copies_with_and_without_vnni_equal_scalar() {
-        if check_sum_level(Level::Avx512).is_err() {
+        let Some(vnni) = avx512_with_vnni() else {
             return;
-        }
-        let vnni = cpuid::read().avx512vnni;
+        };
         const MAX: usize = sum_avx512::SOURCE_ALIGNED_MAX;
-        let mut varied = [0u8; MAX + 128];
-        for (i, b) in varied.iter_mut().enumerate() {
-            *b = (i as u32).wrapping_mul(0x9E37_79B9).rotate_left(7) as u8;
-        }
+        let varied: [u8; MAX + 128] = varied(7);
         let ones = [0xFFu8; MAX + 128];
         let mut dst = [0u8; MAX + 192];
-        let line = |b: &[u8]| (64 - b.as_ptr() as usize % 64) % 64;
         let mut check = |src: &[u8], doff: usize, what: &str| {
             let want = scalar::fold64(scalar::sum_raw(src));
             let zero = src.iter().all(|&b| b == 0);
@@ -695,7 +705,7 @@ mod tests {
                 if kernel == "vnni" && !vnni {
                     continue;
                 }
-                let at = line(&dst) + doff;
+                let at = to_line(&dst) + doff;
                 dst.fill(0x5A);
                 // SAFETY: the AVX-512 level is supported (checked above), and
                 // the VNNI kernel runs only when CPUID reports VNNI.
@@ -713,7 +723,7 @@ mod tests {
         for len in 0..=MAX {
             for off in 0..64 {
                 for doff in [0, 1 + (off * 7) % 63] {
-                    let (v, o) = (line(&varied) + off, line(&ones) + off);
+                    let (v, o) = (to_line(&varied) + off, to_line(&ones) + off);
                     check(&varied[v..v + len], doff, "varied");
                     check(&ones[o..o + len], doff, "ones");
                 }
@@ -752,10 +762,7 @@ mod tests {
         let chunk = crc_vpclmul::HY_CHUNK;
         #[cfg(not(all(target_arch = "x86_64", not(target_os = "none"))))]
         let chunk = 8192;
-        let mut buf = [0u8; 2 * 10_000 + 600];
-        for (i, b) in buf.iter_mut().enumerate() {
-            *b = (i as u32).wrapping_mul(0x9E37_79B9).rotate_left(11) as u8;
-        }
+        let buf: [u8; 2 * 10_000 + 600] = varied(11);
         let around = |c: usize| (c - 70..c + 330).step_by(3);
         let short = 250..1200;
         let mid = (1200..chunk).step_by(5);
