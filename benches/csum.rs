@@ -95,6 +95,32 @@ fn read_limit_avx512(data: &[u8]) -> u64 {
     _mm512_reduce_add_epi64(v) as u64 ^ wrapping_u64(blocks.remainder())
 }
 
+/// Copies the 64 bytes at `at` from `s` to `d` and returns them (the
+/// bound kernels' one step).
+///
+/// # Safety
+/// Bytes `at..at + 64` must lie inside both buffers, and the CPU must
+/// support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn copy_vec(s: *const u8, d: *mut u8, at: usize) -> std::arch::x86_64::__m512i {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's bound; unaligned loads and stores.
+    unsafe {
+        let v = _mm512_loadu_si512(s.add(at).cast());
+        _mm512_storeu_si512(d.add(at).cast(), v);
+        v
+    }
+}
+
+/// The lanes of the last 64 bytes of a slice whose `t < 64` trailing bytes
+/// follow its whole vectors: the bytes already summed masked off.
+#[cfg(target_arch = "x86_64")]
+const fn tail_lanes(t: usize) -> u64 {
+    !((1u64 << (64 - t)) - 1)
+}
+
 /// The least a fused AVX-512 copy+sum of the kernel's shape does: whole
 /// 64-byte vectors only (no head, no tail), each loaded, stored and added into
 /// the three-operation accumulators (`b += v`, `a += v >> 32`, two pairs). A
@@ -116,13 +142,7 @@ fn fused_limit_avx512<const TAIL: bool>(src: &[u8], dst: &mut [u8]) -> u64 {
         // SAFETY: vectors `j` and `j + 1` lie inside both slices (`j + 2 <=
         // n`); unaligned loads and stores; AVX-512F is enabled for this
         // function and the caller checked the CPU has it.
-        let (v0, v1) = unsafe {
-            let v0 = _mm512_loadu_si512(s.add(64 * j).cast());
-            let v1 = _mm512_loadu_si512(s.add(64 * j + 64).cast());
-            _mm512_storeu_si512(d.add(64 * j).cast(), v0);
-            _mm512_storeu_si512(d.add(64 * j + 64).cast(), v1);
-            (v0, v1)
-        };
+        let (v0, v1) = unsafe { (copy_vec(s, d, 64 * j), copy_vec(s, d, 64 * j + 64)) };
         b0 = _mm512_add_epi64(b0, v0);
         a0 = _mm512_add_epi64(a0, _mm512_srli_epi64::<32>(v0));
         b1 = _mm512_add_epi64(b1, v1);
@@ -131,11 +151,7 @@ fn fused_limit_avx512<const TAIL: bool>(src: &[u8], dst: &mut [u8]) -> u64 {
     }
     if j < n {
         // SAFETY: vector `j < n` lies inside both slices; as above.
-        let v = unsafe {
-            let v = _mm512_loadu_si512(s.add(64 * j).cast());
-            _mm512_storeu_si512(d.add(64 * j).cast(), v);
-            v
-        };
+        let v = unsafe { copy_vec(s, d, 64 * j) };
         b0 = _mm512_add_epi64(b0, v);
         a0 = _mm512_add_epi64(a0, _mm512_srli_epi64::<32>(v));
     }
@@ -144,12 +160,7 @@ fn fused_limit_avx512<const TAIL: bool>(src: &[u8], dst: &mut [u8]) -> u64 {
         let at = 64 * n + t - 64;
         // SAFETY: bytes `at..at + 64` end at the slices' common length and
         // start inside them (`n > 0`); as above.
-        let v = unsafe {
-            let v = _mm512_loadu_si512(s.add(at).cast());
-            _mm512_storeu_si512(d.add(at).cast(), v);
-            v
-        };
-        let v = _mm512_maskz_mov_epi8(!((1u64 << (64 - t)) - 1), v);
+        let v = _mm512_maskz_mov_epi8(tail_lanes(t), unsafe { copy_vec(s, d, at) });
         b1 = _mm512_add_epi64(b1, v);
         a1 = _mm512_add_epi64(a1, _mm512_srli_epi64::<32>(v));
     }
@@ -177,13 +188,7 @@ fn fused_limit_vnni(src: &[u8], dst: &mut [u8]) -> u64 {
         // SAFETY: vectors `j` and `j + 1` lie inside both slices (`j + 2 <=
         // n`); unaligned loads and stores; the features are enabled for this
         // function and the caller checked the CPU has them.
-        let (v0, v1) = unsafe {
-            let v0 = _mm512_loadu_si512(s.add(64 * j).cast());
-            let v1 = _mm512_loadu_si512(s.add(64 * j + 64).cast());
-            _mm512_storeu_si512(d.add(64 * j).cast(), v0);
-            _mm512_storeu_si512(d.add(64 * j + 64).cast(), v1);
-            (v0, v1)
-        };
+        let (v0, v1) = unsafe { (copy_vec(s, d, 64 * j), copy_vec(s, d, 64 * j + 64)) };
         b = _mm512_add_epi32(b, _mm512_add_epi32(v0, v1));
         t0 = _mm512_dpbusd_epi32(t0, v0, w);
         t1 = _mm512_dpbusd_epi32(t1, v1, w);
@@ -191,11 +196,7 @@ fn fused_limit_vnni(src: &[u8], dst: &mut [u8]) -> u64 {
     }
     if j < n {
         // SAFETY: vector `j < n` lies inside both slices; as above.
-        let v = unsafe {
-            let v = _mm512_loadu_si512(s.add(64 * j).cast());
-            _mm512_storeu_si512(d.add(64 * j).cast(), v);
-            v
-        };
+        let v = unsafe { copy_vec(s, d, 64 * j) };
         b = _mm512_add_epi32(b, v);
         t0 = _mm512_dpbusd_epi32(t0, v, w);
     }
@@ -204,12 +205,7 @@ fn fused_limit_vnni(src: &[u8], dst: &mut [u8]) -> u64 {
         let at = 64 * n + t - 64;
         // SAFETY: bytes `at..at + 64` end at the slices' common length and
         // start inside them (`n > 0`); as above.
-        let v = unsafe {
-            let v = _mm512_loadu_si512(s.add(at).cast());
-            _mm512_storeu_si512(d.add(at).cast(), v);
-            v
-        };
-        let v = _mm512_maskz_mov_epi8(!((1u64 << (64 - t)) - 1), v);
+        let v = _mm512_maskz_mov_epi8(tail_lanes(t), unsafe { copy_vec(s, d, at) });
         b = _mm512_add_epi32(b, v);
         t1 = _mm512_dpbusd_epi32(t1, v, w);
     }
