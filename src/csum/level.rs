@@ -19,7 +19,7 @@ pub enum Level {
     Sse2 = 1,
     /// x86-64 AVX2, 32-byte vectors (Haswell, Zen and later).
     Avx2 = 2,
-    /// x86-64 AVX-512F+BW, 64-byte vectors with masked head and tail (Ice Lake, Zen 4).
+    /// x86-64 AVX-512F+BW (and BMI2), 64-byte vectors with masked head and tail (Ice Lake, Zen 4).
     Avx512 = 3,
 }
 

@@ -9,6 +9,9 @@ pub(super) struct Features {
     pub sse42: bool,
     pub pclmul: bool,
     pub avx2: bool,
+    /// AVX-512F and BW, with BMI2 (every such CPU has it): the kernels build
+    /// their byte masks with `bzhi` and `shlx`, one operation each where a
+    /// shift by `cl` takes three.
     pub avx512bw: bool,
     pub vpclmul_avx512: bool,
     pub avx512vnni: bool,
@@ -71,7 +74,7 @@ pub(super) fn read() -> Features {
         sse42: bit(l1.ecx, 20),
         pclmul: bit(l1.ecx, 1),
         avx2,
-        avx512bw: avx512f && bit(ebx7, 30),
+        avx512bw: avx512f && bit(ebx7, 30) && bit(ebx7, 8),
         vpclmul_avx512: avx512f && bit(ecx7, 10),
         avx512vnni: avx512f && bit(ecx7, 11),
         amd,

@@ -249,8 +249,8 @@ fn sum_checked<const VNNI: bool>(level: Level, data: &[u8]) -> u64 {
     if level == Level::Avx512 {
         return if VNNI && data.len() >= sum_avx512::DP_FROM && sum_vnni() {
             // SAFETY: `level` is <= the detected level, so this CPU has
-            // AVX-512F+BW and the OS saves opmask and ZMM state; `sum_vnni` is
-            // true only when CPUID also reports AVX-512 VNNI.
+            // AVX-512F+BW and BMI2, and the OS saves opmask and ZMM state;
+            // `sum_vnni` is true only when CPUID also reports AVX-512 VNNI.
             unsafe { sum_avx512::sum_vnni(data) }
         } else {
             // SAFETY: as above, without VNNI.
@@ -316,8 +316,8 @@ pub(super) fn copy_short(src: &[u8], dst: &mut [u8]) -> u64 {
 fn copy_checked(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
     #[cfg(all(target_arch = "x86_64", not(target_os = "none")))]
     if level == Level::Avx512 {
-        // SAFETY: as in `sum_checked`: AVX-512F+BW are present and enabled,
-        // and VNNI too where `sum_vnni` says so.
+        // SAFETY: as in `sum_checked`: AVX-512F+BW and BMI2 are present and
+        // enabled, and VNNI too where `sum_vnni` says so.
         return unsafe {
             match src.len() {
                 n if n > sum_avx512::SOURCE_ALIGNED_MAX => sum_avx512::copy(src, dst),
@@ -542,8 +542,8 @@ pub(crate) fn sum_group(data: &[&[u8]; GROUP]) -> Option<[u64; GROUP]> {
     if has_group_kernel() {
         const _: () = assert!(GROUP == sum_avx512::GROUP);
         // SAFETY: the active level is <= the detected one, so this CPU has
-        // AVX-512F+BW and the OS saves opmask and ZMM state; `sum_vnni` is
-        // true only when CPUID also reports AVX-512 VNNI.
+        // AVX-512F+BW and BMI2, and the OS saves opmask and ZMM state;
+        // `sum_vnni` is true only when CPUID also reports AVX-512 VNNI.
         return Some(unsafe { sum_avx512::sum_group(data) });
     }
     let _ = data;

@@ -1,4 +1,5 @@
-//! AVX-512 (F+BW) ones-complement sum and fused copy+sum (64-byte vectors).
+//! AVX-512 (F+BW) ones-complement sum and fused copy+sum (64-byte vectors);
+//! BMI2 for the byte masks (`bzhi`, `shlx`).
 //!
 //! Shape of `sum` above [`MID_MAX`] bytes: a masked load of the head up to
 //! the next 64-byte boundary of the source, aligned full vectors, a masked
@@ -25,8 +26,9 @@ use core::arch::x86_64::{
     __m512i, _mm512_add_epi32, _mm512_add_epi64, _mm512_and_si512, _mm512_dpbusd_epi32,
     _mm512_loadu_si512, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8, _mm512_reduce_add_epi64,
     _mm512_rolv_epi32, _mm512_rorv_epi32, _mm512_set1_epi32, _mm512_set1_epi64,
-    _mm512_setzero_si512, _mm512_slli_epi32, _mm512_slli_epi64, _mm512_srli_epi64,
-    _mm512_storeu_si512, _mm512_sub_epi32, _mm512_sub_epi64,
+    _mm512_setzero_si512, _mm512_slli_epi64, _mm512_srli_epi32, _mm512_srli_epi64,
+    _mm512_storeu_si512, _mm512_sub_epi32, _mm512_sub_epi64, _mm512_unpackhi_epi32,
+    _mm512_unpacklo_epi32,
 };
 
 use crate::csum::scalar::fold64;
@@ -48,7 +50,7 @@ const fn mask(n: usize) -> u64 {
 /// page takes a microcode assist (a 1500 B sum ending at a page end before an
 /// unmapped page took 24.6 ns against 10.5).
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
 fn load_prefix(s: &[u8]) -> __m512i {
     let n = s.len().min(V);
     if n == 0 {
@@ -145,14 +147,19 @@ pub(super) const DP_FROM: usize = 1024;
 /// the head and the tail, stay within the 256 that [`Dp`] can count.
 pub(super) const PIECE_DP: usize = 31 * 8 * V;
 
+/// What each lane of [`Dp`]'s `t` starts at: the `255` of its carry formula
+/// ([`Dp::reduce`]), added once instead of in every reduction.
+const T_BIAS: i32 = 255;
+
 /// Accumulators with AVX-512 VNNI: two vector operations per 64 bytes instead
 /// of [`Acc`]'s three (the 512-bit shift runs on one port of the two).
 ///
 /// `b` adds the vectors as wrapping u32 lanes; `t` adds each u32 lane's top
 /// byte (`vpdpbusd` against the weights `0, 0, 0, 1`: the multiply and the add
-/// are one instruction). Over `n <= 256` vectors a lane's low 24 bits sum to
-/// less than `2^32`, so that sum is exactly `b - (t << 24)` (mod `2^32`), and
-/// the lane's exact sum is it plus `t·2^24` ([`PIECE_DP`] keeps `n` in bound).
+/// are one instruction), plus [`T_BIAS`] once. Over `n <= 256` vectors a
+/// lane's low 24 bits sum to `low < 2^32`, and its exact sum is
+/// `S = low + 2^24·t = b + 2^32·q`; [`Dp::reduce`] recovers the carries `q`
+/// from `b`'s top byte and `t` ([`PIECE_DP`] keeps `n` in bound).
 /// Four `t` registers: `vpdpbusd`'s latency is five cycles and the body issues
 /// one per about 1.25 cycles; more registers only lengthen the reduction.
 #[derive(Clone, Copy)]
@@ -166,7 +173,10 @@ impl Dp {
     #[target_feature(enable = "avx512f")]
     fn new() -> Dp {
         let z = _mm512_setzero_si512();
-        Dp { b: z, t: [z; 4] }
+        Dp {
+            b: z,
+            t: [_mm512_set1_epi32(T_BIAS), z, z, z],
+        }
     }
 
     /// Adds `v` into the `I`-th `t` register (a constant, so registers stay registers).
@@ -177,23 +187,34 @@ impl Dp {
         self.t[I] = _mm512_dpbusd_epi32(self.t[I], v, _mm512_set1_epi32(1 << 24));
     }
 
-    /// Raw sum of the accumulated lanes: `Σ low + 2^24·Σ t` over the sixteen
-    /// lanes (`< 2^36 + 2^44`), where `low = b - (t << 24)` is each lane's exact
-    /// sum of low 24 bits; zero only when every word is zero.
+    /// Raw sum of the accumulated lanes, `Σ (b + 2^32·q) = Σ S` over the
+    /// sixteen lanes, where `q` is each lane's carries out of its u32: exact,
+    /// below `2^45`, zero only when every word is zero.
+    ///
+    /// Carries: with `t = 256·t_h + t_l` (unbiased) and `L = low >> 24 < 256`,
+    /// `b >> 24 = (L + t_l) mod 256` and `q = t_h + [L + t_l >= 256]`; the
+    /// wrap happened exactly when `b >> 24 < t_l`, so
+    /// `q = (t + 255 - (b >> 24)) >> 8`, the bias supplying the 255.
+    /// Interleaving `b` with `q` makes each u64 lane one word's `b + 2^32·q`.
+    /// Why: six vector operations after merging `t`, where widening `low`
+    /// and `t` apart took ten (`docs/perf/csum.md`, session 27).
     #[inline]
     #[target_feature(enable = "avx512f,avx512vnni")]
     fn reduce(self) -> u64 {
         let [t0, t1, t2, t3] = self.t;
         let t = _mm512_add_epi32(_mm512_add_epi32(t0, t1), _mm512_add_epi32(t2, t3));
-        let low = _mm512_sub_epi32(self.b, _mm512_slli_epi32::<24>(t));
-        let lanes = _mm512_add_epi64(half_fold(low), _mm512_slli_epi64::<24>(half_fold(t)));
+        let q = _mm512_srli_epi32::<8>(_mm512_sub_epi32(t, _mm512_srli_epi32::<24>(self.b)));
+        let lanes = _mm512_add_epi64(
+            _mm512_unpacklo_epi32(self.b, q),
+            _mm512_unpackhi_epi32(self.b, q),
+        );
         _mm512_reduce_add_epi64(lanes) as u64
     }
 }
 
 /// [`sum_piece`] with the VNNI accumulators (pieces of at most [`PIECE_DP`] bytes).
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni,bmi2")]
 fn sum_piece_dp(data: &[u8], extra: __m512i) -> u64 {
     let mut acc = Dp::new();
     acc.add::<3>(extra);
@@ -239,7 +260,7 @@ fn arr(c: &[u8]) -> &[u8; V] {
 /// Raw sum of a piece in its own word grid (any length up to [`PIECE`]) plus
 /// the vector `extra` (the grid-shifted head; adds at most `2^32` per lane).
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
 fn sum_piece(data: &[u8], extra: __m512i) -> u64 {
     let mut acc = Acc::new();
     acc.add1(extra);
@@ -265,7 +286,7 @@ fn sum_piece(data: &[u8], extra: __m512i) -> u64 {
 /// the lane of its address (the aligned body's word grid), zeros elsewhere.
 /// Why: no rotation into the body's grid (two vector operations per sum).
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
 fn load_head_in_line(data: &[u8]) -> (usize, __m512i) {
     let off = data.as_ptr() as usize & (V - 1);
     let h = (V - off) & (V - 1);
@@ -292,7 +313,7 @@ fn to_body_grid(v: __m512i, h: usize) -> __m512i {
 /// starts `t - 64` bytes after a body vector boundary, so its grid is
 /// `t mod 4` bytes off. Zeros elsewhere.
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
 fn tail_in_body_grid(last: __m512i, t: usize) -> __m512i {
     let tail = _mm512_maskz_mov_epi8(!mask(V - t), last);
     _mm512_rolv_epi32(tail, _mm512_set1_epi32(8 * (t & 3) as i32))
@@ -310,7 +331,7 @@ pub(super) const MID_MAX: usize = 512;
 /// pairs and the piece loop cost more than unaligned loads do.
 /// Bound: at most five half-folded vectors, `< 2^36` per lane.
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
 fn sum_mid(data: &[u8]) -> u64 {
     let mut acc = _mm512_setzero_si512();
     let mut vecs = data.chunks_exact(V);
@@ -357,9 +378,9 @@ whole_slice_sum!(
     /// Raw sum of any slice (invariant in `arch`'s module docs).
     ///
     /// # Safety
-    /// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
+    /// The CPU must support AVX-512F, AVX-512BW and BMI2 and the OS must save opmask and ZMM state.
     sum,
-    "avx512f,avx512bw",
+    "avx512f,avx512bw,bmi2",
     sum_piece,
     PIECE
 );
@@ -368,10 +389,10 @@ whole_slice_sum!(
     /// [`sum`] with the VNNI accumulators ([`Dp`]).
     ///
     /// # Safety
-    /// The CPU must support AVX-512F, AVX-512BW and AVX-512 VNNI and the OS must
+    /// The CPU must support AVX-512F, AVX-512BW, AVX-512 VNNI and BMI2 and the OS must
     /// save opmask and ZMM state.
     sum_vnni,
-    "avx512f,avx512bw,avx512vnni",
+    "avx512f,avx512bw,avx512vnni,bmi2",
     sum_piece_dp,
     PIECE_DP
 );
@@ -579,7 +600,7 @@ fn copy_first_last(src: &[u8], dst: &mut [u8]) -> (__m512i, __m512i) {
 }
 
 source_aligned_copies!(
-    "avx512f,avx512bw",
+    "avx512f,avx512bw,bmi2",
     Acc,
     copy_body,
     copy_from_aligned,
@@ -597,12 +618,12 @@ source_aligned_copies!(
     /// (`docs/perf/csum.md`). A source on a 64-byte boundary has no head.
     ///
     /// # Safety
-    /// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
+    /// The CPU must support AVX-512F, AVX-512BW and BMI2 and the OS must save opmask and ZMM state.
     copy_source_aligned
 );
 
 source_aligned_copies!(
-    "avx512f,avx512bw,avx512vnni",
+    "avx512f,avx512bw,avx512vnni,bmi2",
     Dp,
     copy_body_dp,
     copy_from_aligned_dp,
@@ -627,8 +648,8 @@ source_aligned_copies!(
 /// registers), each rotated from its own word grid into the body's.
 ///
 /// # Safety
-/// The CPU must support AVX-512F and AVX-512BW and the OS must save opmask and ZMM state.
-#[target_feature(enable = "avx512f,avx512bw")]
+/// The CPU must support AVX-512F, AVX-512BW and BMI2 and the OS must save opmask and ZMM state.
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
 pub(super) unsafe fn copy(src: &[u8], dst: &mut [u8]) -> u64 {
     let len = src.len().min(dst.len());
     if len < V {
@@ -685,11 +706,11 @@ pub(super) const GROUP: usize = 8;
 ///
 /// # Safety
 /// As [`sum_vnni`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni,bmi2")]
 pub(super) unsafe fn sum_group(data: &[&[u8]; GROUP]) -> [u64; GROUP] {
     let z = _mm512_setzero_si512();
     let w = _mm512_set1_epi32(1 << 24);
-    let (mut b, mut t) = ([z; GROUP], [z; GROUP]);
+    let (mut b, mut t) = ([z; GROUP], [_mm512_set1_epi32(T_BIAS); GROUP]);
     let common = data
         .iter()
         .fold(PIECE_DP / V - 1, |n, d| n.min(d.len() / V));
