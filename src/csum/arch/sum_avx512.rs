@@ -158,8 +158,9 @@ const T_BIAS: i32 = 255;
 /// byte (`vpdpbusd` against the weights `0, 0, 0, 1`: the multiply and the add
 /// are one instruction), plus [`T_BIAS`] once. Over `n <= 256` vectors a
 /// lane's low 24 bits sum to `low < 2^32`, and its exact sum is
-/// `S = low + 2^24·t = b + 2^32·q`; [`Dp::reduce`] recovers the carries `q`
-/// from `b`'s top byte and `t` ([`PIECE_DP`] keeps `n` in bound).
+/// `S = low + 2^24·t = b + 2^32·q` (`t` without the bias); [`Dp::reduce`]
+/// recovers the carries `q` from `b`'s top byte and `t` ([`PIECE_DP`] keeps
+/// `n` in bound).
 /// Four `t` registers: `vpdpbusd`'s latency is five cycles and the body issues
 /// one per about 1.25 cycles; more registers only lengthen the reduction.
 #[derive(Clone, Copy)]
