@@ -95,8 +95,8 @@ fn read_limit_avx512(data: &[u8]) -> u64 {
     _mm512_reduce_add_epi64(v) as u64 ^ wrapping_u64(blocks.remainder())
 }
 
-/// Copies the 64 bytes at `at` from `s` to `d` and returns them (the
-/// bound kernels' one step).
+/// Copies the 64 bytes at `at` from `s` to `d` and returns them (one step
+/// of [`copy_vectors`]).
 ///
 /// # Safety
 /// Bytes `at..at + 64` must lie inside both buffers, and the CPU must
@@ -121,6 +121,46 @@ const fn tail_lanes(t: usize) -> u64 {
     !((1u64 << (64 - t)) - 1)
 }
 
+/// Copies `src` to `dst` (their common length) as the bound kernels do and
+/// hands each copied vector to `add` with its accumulator index, 0 or 1:
+/// the whole vectors two at a time (0, 1), then one (0); with `tail`, the
+/// last 64 bytes with the bytes already copied masked off (1).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn copy_vectors(
+    src: &[u8],
+    dst: &mut [u8],
+    tail: bool,
+    mut add: impl FnMut(std::arch::x86_64::__m512i, usize),
+) {
+    use std::arch::x86_64::*;
+    let len = src.len().min(dst.len());
+    let n = len / 64;
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let mut j = 0;
+    while j + 2 <= n {
+        // SAFETY: vectors `j` and `j + 1` lie inside both slices (`j + 2 <=
+        // n`); unaligned loads and stores; AVX-512F is enabled here.
+        let (v0, v1) = unsafe { (copy_vec(s, d, 64 * j), copy_vec(s, d, 64 * j + 64)) };
+        add(v0, 0);
+        add(v1, 1);
+        j += 2;
+    }
+    if j < n {
+        // SAFETY: vector `j < n` lies inside both slices; as above.
+        add(unsafe { copy_vec(s, d, 64 * j) }, 0);
+    }
+    let t = len - 64 * n;
+    if tail && t > 0 && n > 0 {
+        let at = 64 * n + t - 64;
+        // SAFETY: bytes `at..at + 64` end at the slices' common length and
+        // start inside them (`n > 0`); as above.
+        let v = unsafe { copy_vec(s, d, at) };
+        add(_mm512_maskz_mov_epi8(tail_lanes(t), v), 1);
+    }
+}
+
 /// The least a fused AVX-512 copy+sum of the kernel's shape does: whole
 /// 64-byte vectors only (no head, no tail), each loaded, stored and added into
 /// the three-operation accumulators (`b += v`, `a += v >> 32`, two pairs). A
@@ -133,38 +173,12 @@ const fn tail_lanes(t: usize) -> u64 {
 fn fused_limit_avx512<const TAIL: bool>(src: &[u8], dst: &mut [u8]) -> u64 {
     use std::arch::x86_64::*;
     let z = _mm512_setzero_si512();
-    let (mut b0, mut a0, mut b1, mut a1) = (z, z, z, z);
-    let len = src.len().min(dst.len());
-    let n = len / 64;
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-    let mut j = 0;
-    while j + 2 <= n {
-        // SAFETY: vectors `j` and `j + 1` lie inside both slices (`j + 2 <=
-        // n`); unaligned loads and stores; AVX-512F is enabled for this
-        // function and the caller checked the CPU has it.
-        let (v0, v1) = unsafe { (copy_vec(s, d, 64 * j), copy_vec(s, d, 64 * j + 64)) };
-        b0 = _mm512_add_epi64(b0, v0);
-        a0 = _mm512_add_epi64(a0, _mm512_srli_epi64::<32>(v0));
-        b1 = _mm512_add_epi64(b1, v1);
-        a1 = _mm512_add_epi64(a1, _mm512_srli_epi64::<32>(v1));
-        j += 2;
-    }
-    if j < n {
-        // SAFETY: vector `j < n` lies inside both slices; as above.
-        let v = unsafe { copy_vec(s, d, 64 * j) };
-        b0 = _mm512_add_epi64(b0, v);
-        a0 = _mm512_add_epi64(a0, _mm512_srli_epi64::<32>(v));
-    }
-    let t = len - 64 * n;
-    if TAIL && t > 0 && n > 0 {
-        let at = 64 * n + t - 64;
-        // SAFETY: bytes `at..at + 64` end at the slices' common length and
-        // start inside them (`n > 0`); as above.
-        let v = _mm512_maskz_mov_epi8(tail_lanes(t), unsafe { copy_vec(s, d, at) });
-        b1 = _mm512_add_epi64(b1, v);
-        a1 = _mm512_add_epi64(a1, _mm512_srli_epi64::<32>(v));
-    }
-    let (b, a) = (_mm512_add_epi64(b0, b1), _mm512_add_epi64(a0, a1));
+    let (mut b, mut a) = ([z; 2], [z; 2]);
+    copy_vectors(src, dst, TAIL, |v, i| {
+        b[i] = _mm512_add_epi64(b[i], v);
+        a[i] = _mm512_add_epi64(a[i], _mm512_srli_epi64::<32>(v));
+    });
+    let (b, a) = (_mm512_add_epi64(b[0], b[1]), _mm512_add_epi64(a[0], a[1]));
     let lane = _mm512_add_epi64(_mm512_sub_epi64(b, _mm512_slli_epi64::<32>(a)), a);
     _mm512_reduce_add_epi64(lane) as u64
 }
@@ -179,37 +193,12 @@ fn fused_limit_vnni(src: &[u8], dst: &mut [u8]) -> u64 {
     use std::arch::x86_64::*;
     let z = _mm512_setzero_si512();
     let w = _mm512_set1_epi32(1 << 24);
-    let (mut b, mut t0, mut t1) = (z, z, z);
-    let len = src.len().min(dst.len());
-    let n = len / 64;
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-    let mut j = 0;
-    while j + 2 <= n {
-        // SAFETY: vectors `j` and `j + 1` lie inside both slices (`j + 2 <=
-        // n`); unaligned loads and stores; the features are enabled for this
-        // function and the caller checked the CPU has them.
-        let (v0, v1) = unsafe { (copy_vec(s, d, 64 * j), copy_vec(s, d, 64 * j + 64)) };
-        b = _mm512_add_epi32(b, _mm512_add_epi32(v0, v1));
-        t0 = _mm512_dpbusd_epi32(t0, v0, w);
-        t1 = _mm512_dpbusd_epi32(t1, v1, w);
-        j += 2;
-    }
-    if j < n {
-        // SAFETY: vector `j < n` lies inside both slices; as above.
-        let v = unsafe { copy_vec(s, d, 64 * j) };
+    let (mut b, mut t) = (z, [z; 2]);
+    copy_vectors(src, dst, true, |v, i| {
         b = _mm512_add_epi32(b, v);
-        t0 = _mm512_dpbusd_epi32(t0, v, w);
-    }
-    let t = len - 64 * n;
-    if t > 0 && n > 0 {
-        let at = 64 * n + t - 64;
-        // SAFETY: bytes `at..at + 64` end at the slices' common length and
-        // start inside them (`n > 0`); as above.
-        let v = _mm512_maskz_mov_epi8(tail_lanes(t), unsafe { copy_vec(s, d, at) });
-        b = _mm512_add_epi32(b, v);
-        t1 = _mm512_dpbusd_epi32(t1, v, w);
-    }
-    let tt = _mm512_add_epi32(t0, t1);
+        t[i] = _mm512_dpbusd_epi32(t[i], v, w);
+    });
+    let tt = _mm512_add_epi32(t[0], t[1]);
     let low = _mm512_sub_epi32(b, _mm512_slli_epi32::<24>(tt));
     _mm512_reduce_add_epi64(_mm512_add_epi64(low, _mm512_slli_epi64::<24>(tt))) as u64
 }
