@@ -558,10 +558,59 @@ fn copy_table(title: &str, len: usize, src_off: usize, dst_off: usize) {
     interleave::table(title, &mut cases, budget, 31);
 }
 
+/// Chunks of a GSO batch into fresh buffers, as `tx::segment` copies them:
+/// 1448 bytes at a time from a 64 KiB payload into the next of 45 buffers of
+/// 1600 bytes (72 KiB, beyond L1), 54 bytes in. [`csum::partial_copy`]
+/// against [`csum::partial_copy_to_cold`], memcpy and copy-then-sum.
+fn fresh_destination_table() {
+    const CHUNK: usize = 1448;
+    const BUFS: usize = 45;
+    const AT: usize = 54;
+    let title = "copyx_1448_fresh_destinations";
+    if !interleave::selected(title) {
+        return;
+    }
+    let src = PageBuf::new(AT + BUFS * CHUNK, 0, 1);
+    let s = src.get();
+    let chunk = move |i: usize| &s[AT + i * CHUNK..][..CHUNK];
+    let fresh = || vec![vec![0u8; 1600]; BUFS];
+    let (mut d1, mut d2, mut d3, mut d4) = (fresh(), fresh(), fresh(), fresh());
+    let (mut i1, mut i2, mut i3, mut i4) = (0, 0, 0, 0);
+    let mut cases = vec![
+        Case::new("peer_copy_from_slice", move || {
+            i1 = (i1 + 1) % BUFS;
+            d1[i1][AT..AT + CHUNK].copy_from_slice(black_box(chunk(i1)));
+            black_box(d1[i1].as_ptr());
+        }),
+        Case::new("ours_partial_copy", move || {
+            i2 = (i2 + 1) % BUFS;
+            let d = &mut d2[i2][AT..AT + CHUNK];
+            black_box(csum::partial_copy(black_box(chunk(i2)), d, Wsum::ZERO));
+        }),
+        Case::new("ours_partial_copy_to_cold", move || {
+            i3 = (i3 + 1) % BUFS;
+            let d = &mut d3[i3][AT..AT + CHUNK];
+            black_box(csum::partial_copy_to_cold(
+                black_box(chunk(i3)),
+                d,
+                Wsum::ZERO,
+            ));
+        }),
+        Case::new("copy_then_partial", move || {
+            i4 = (i4 + 1) % BUFS;
+            let o = &mut d4[i4][AT..AT + CHUNK];
+            o.copy_from_slice(black_box(chunk(i4)));
+            black_box(csum::partial(o, Wsum::ZERO));
+        }),
+    ];
+    interleave::table(title, &mut cases, 300_000.0, 31);
+}
+
 /// The fused copy against memcpy: offsets 0/1/2/14 (alike and mixed) with
 /// src and dst on different pages at the same page offset, then the
 /// destination at several offsets within its page (4 KiB aliasing).
 fn bench_copy_interleaved(_c: &mut Criterion) {
+    fresh_destination_table();
     let pairs = [
         (0, 0),
         (1, 1),

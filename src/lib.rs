@@ -39,8 +39,8 @@
 //! transitions that return `Result`; once a checked constructor has succeeded, no
 //! accessor of the view panics. Bad input gets a typed error that names the
 //! field, and nothing is changed. The only documented panic in the crate is
-//! [`csum::partial_copy`] with slices of different lengths, exactly like
-//! `copy_from_slice`.
+//! [`csum::partial_copy`] (and its siblings) with slices of different
+//! lengths, exactly like `copy_from_slice`.
 //!
 //! ## Cargo features
 //!

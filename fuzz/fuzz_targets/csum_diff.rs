@@ -1,6 +1,6 @@
 //! Arbitrary buffer, offset, length and initial sum: `partial` and every SIMD
-//! level equal the scalar `partial` after fold, `partial_copy` equals `partial` and copies
-//! exactly, every CRC32c level agrees, and `crc32c_append` / `crc32c_combine` hold.
+//! level equal the scalar `partial` after fold, `partial_copy` and `partial_copy_to_cold` equal
+//! `partial` and copy exactly, every CRC32c level agrees, and `crc32c_append` / `crc32c_combine` hold.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -25,6 +25,10 @@ fuzz_target!(|input: &[u8]| {
     let copied = csum::partial_copy(data, &mut dst, init);
     assert_eq!(csum::fold(copied), csum::fold(reference), "partial_copy");
     assert_eq!(&dst[..], data, "partial_copy copies exactly");
+    dst.fill(0x5A);
+    let copied = csum::partial_copy_to_cold(data, &mut dst, init);
+    assert_eq!(csum::fold(copied), csum::fold(reference), "partial_copy_to_cold");
+    assert_eq!(&dst[..], data, "partial_copy_to_cold copies exactly");
     for level in Level::ALL {
         let Ok(sum) = csum::partial_at(level, data, init) else {
             continue;

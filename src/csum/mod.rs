@@ -186,7 +186,25 @@ pub fn partial_copy(src: &[u8], dst: &mut [u8], init: Wsum) -> Wsum {
     if src.len() != dst.len() {
         lengths_differ(src.len(), dst.len());
     }
-    scalar::raw_to_wsum(arch::copy(src, dst), init)
+    scalar::raw_to_wsum(arch::copy::<true>(src, dst), init)
+}
+
+/// [`partial_copy`] into a destination beyond L1, such as a fresh buffer
+/// from a pool, a guest's receive buffer or each segment of a GSO batch: the
+/// same `Wsum` and bytes, the stores on whole lines.
+/// Why: [`partial_copy`] splits stores where that is fastest in L1; into
+/// cold buffers split stores cost more (`tx::segment` of 64 KiB 10% faster
+/// this way; `docs/perf/csum.md`, session 28).
+///
+/// # Panics
+///
+/// If `src.len() != dst.len()`, like [`partial_copy`].
+#[inline(always)]
+pub fn partial_copy_to_cold(src: &[u8], dst: &mut [u8], init: Wsum) -> Wsum {
+    if src.len() != dst.len() {
+        lengths_differ(src.len(), dst.len());
+    }
+    scalar::raw_to_wsum(arch::copy::<false>(src, dst), init)
 }
 
 /// The panic of [`partial_copy`] and [`partial_copy_at`] on unequal lengths.

@@ -8,7 +8,7 @@
 //! and PSH only on the last segment, CWR only on the first; UDP length. The L4
 //! checksum is either the pseudo-header seed (`Partial`, for a device that
 //! offloads) or computed in the same pass as the payload copy
-//! ([`csum::partial_copy`]). Segmenting a GRO super-packet as `tcp_gro_complete`
+//! ([`csum::partial_copy_to_cold`]). Segmenting a GRO super-packet as `tcp_gro_complete`
 //! leaves it gives back the original segments byte for byte.
 //!
 //! Tunnelled super-packets (VXLAN, GENEVE and other UDP tunnels, GRE, IP in
@@ -515,7 +515,7 @@ pub fn segment_one(
             // The L4 header length is even, so the payload starts at an even
             // offset of the segment and its sum adds without a byte swap.
             let head = csum::partial(dh.get(l.l4..).unwrap_or(&[]), pseudo);
-            let sum = csum::partial_copy(chunk, dp, head);
+            let sum = csum::partial_copy_to_cold(chunk, dp, head);
             let mut c = csum::fold(sum);
             if l.transport == Transport::Udp {
                 c = c.udp_mangle_zero();

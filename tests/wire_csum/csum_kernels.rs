@@ -133,6 +133,20 @@ fn partial_copy_copies_exactly_and_sums_like_scalar() {
                     "{l:?} wrote outside dst: off {off} len {len}"
                 );
             }
+            let fill = !(len as u8);
+            dst_buf.fill(fill);
+            let got = csum::partial_copy_to_cold(src, &mut dst_buf[doff..doff + len], init);
+            assert_eq!(got, want, "to_cold off {off} len {len}");
+            assert_eq!(
+                &dst_buf[doff..doff + len],
+                src,
+                "to_cold copy off {off} len {len}"
+            );
+            assert!(
+                dst_buf[..doff].iter().all(|&b| b == fill)
+                    && dst_buf[doff + len..].iter().all(|&b| b == fill),
+                "to_cold wrote outside dst: off {off} len {len}"
+            );
         }
     }
 }
