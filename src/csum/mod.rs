@@ -175,6 +175,8 @@ pub fn partial_at(level: Level, data: &[u8], init: Wsum) -> Result<Wsum, Unsuppo
 
 /// Copies `src` into `dst` and returns the sum of the bytes plus `init` (Linux
 /// `csum_partial_copy_nocheck`): one pass over the data instead of two.
+/// Tuned for a destination in L1; for fresh buffers see
+/// [`partial_copy_to_cold`].
 ///
 /// # Panics
 ///
