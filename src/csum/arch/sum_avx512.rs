@@ -441,16 +441,17 @@ unsafe fn copy_vecs<const N: usize>(s: *const u8, d: *mut u8, k: usize) -> [__m5
 
 /// The copies whose body is aligned to the source, for one accumulator
 /// scheme `$acc` ([`Acc`] or [`Dp`]) under `$features`: `$body` copies and
-/// sums whole vectors, `$from_aligned` takes a source on a 64-byte boundary,
-/// `$name` any source (the shape: [`copy_source_aligned`]).
+/// sums whole vectors (eight a round first where `$eight`), `$from_aligned`
+/// takes a source on a 64-byte boundary, `$name` any source (the shape:
+/// [`copy_source_aligned`]).
 macro_rules! source_aligned_copies {
     (
-        $features:literal, $acc:ident, $body:ident, $from_aligned:ident,
+        $features:literal, $acc:ident, $eight:literal, $body:ident, $from_aligned:ident,
         $(#[$doc:meta])* $name:ident
     ) => {
         /// Copies and sums the `n` whole vectors from `s` to `d`, plus the
-        /// vectors `extra` and `extra2`: four vectors per round, then two,
-        /// then one.
+        /// vectors `extra` and `extra2`: four vectors per round (with
+        /// `$eight`, eight per round and then four once), then two, then one.
         /// Why pointers and a count, not slices: the slices' empty-range
         /// fallbacks put selects in front of the first loads' addresses, and
         /// the copy took 5-10% longer at 1500 B (`docs/perf/csum.md`,
@@ -474,6 +475,19 @@ macro_rules! source_aligned_copies {
             acc.add::<1>(extra);
             acc.add::<0>(extra2);
             let mut k = 0;
+            while $eight && k + 8 <= n {
+                // SAFETY: vectors `k..k + 8` are among the `n` (the caller's bound).
+                let [v0, v1, v2, v3, v4, v5, v6, v7] = unsafe { copy_vecs::<8>(s, d, k) };
+                acc.add::<0>(v0);
+                acc.add::<1>(v1);
+                acc.add::<2>(v2);
+                acc.add::<3>(v3);
+                acc.add::<0>(v4);
+                acc.add::<1>(v5);
+                acc.add::<2>(v6);
+                acc.add::<3>(v7);
+                k += 8;
+            }
             while k + 4 <= n {
                 // SAFETY: vectors `k..k + 4` are among the `n` (the caller's bound).
                 let [v0, v1, v2, v3] = unsafe { copy_vecs::<4>(s, d, k) };
@@ -482,6 +496,9 @@ macro_rules! source_aligned_copies {
                 acc.add::<2>(v2);
                 acc.add::<3>(v3);
                 k += 4;
+                if $eight {
+                    break;
+                }
             }
             if k + 2 <= n {
                 // SAFETY: vectors `k` and `k + 1` are among the `n`.
@@ -603,6 +620,7 @@ fn copy_first_last(src: &[u8], dst: &mut [u8]) -> (__m512i, __m512i) {
 source_aligned_copies!(
     "avx512f,avx512bw,bmi2",
     Acc,
+    false,
     copy_body,
     copy_from_aligned,
     /// Copies `src` into `dst` (equal lengths, at most [`SOURCE_ALIGNED_MAX`]
@@ -626,13 +644,17 @@ source_aligned_copies!(
 source_aligned_copies!(
     "avx512f,avx512bw,avx512vnni,bmi2",
     Dp,
+    true,
     copy_body_dp,
     copy_from_aligned_dp,
     /// [`copy_source_aligned`] with the VNNI accumulators ([`Dp`]): two
     /// vector operations per 64 bytes instead of three.
     /// Why: from [`DP_FROM`] bytes it copied 0.1-0.9 ns faster at 1024 B,
     /// 0.4-1.8 at 1500, 1.7-4.4 at 3072 on an Intel Xeon; below, slower
-    /// (`docs/perf/csum.md`, session 26).
+    /// (`docs/perf/csum.md`, session 26). Eight vectors a round: with four,
+    /// a 1500 B copy at offsets 1/0 took about 17.1 or 18.3 ns depending on
+    /// the process's code and address placement; with eight, the fast time
+    /// in 15 of 15 processes (session 28).
     ///
     /// # Safety
     /// As [`copy_source_aligned`], and the CPU must support AVX-512 VNNI.
