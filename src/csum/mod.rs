@@ -185,10 +185,7 @@ pub fn partial_at(level: Level, data: &[u8], init: Wsum) -> Result<Wsum, Unsuppo
 // 1/0 about 0.4 ns (`docs/perf/csum.md`, session 27).
 #[inline(always)]
 pub fn partial_copy(src: &[u8], dst: &mut [u8], init: Wsum) -> Wsum {
-    if src.len() != dst.len() {
-        lengths_differ(src.len(), dst.len());
-    }
-    scalar::raw_to_wsum(arch::copy::<true>(src, dst), init)
+    partial_copy_with::<true>(src, dst, init)
 }
 
 /// [`partial_copy`] into a destination beyond L1, such as a fresh buffer
@@ -203,10 +200,16 @@ pub fn partial_copy(src: &[u8], dst: &mut [u8], init: Wsum) -> Wsum {
 /// If `src.len() != dst.len()`, like [`partial_copy`].
 #[inline(always)]
 pub fn partial_copy_to_cold(src: &[u8], dst: &mut [u8], init: Wsum) -> Wsum {
+    partial_copy_with::<false>(src, dst, init)
+}
+
+/// [`partial_copy`] (`WARM_DST`) or [`partial_copy_to_cold`].
+#[inline(always)]
+fn partial_copy_with<const WARM_DST: bool>(src: &[u8], dst: &mut [u8], init: Wsum) -> Wsum {
     if src.len() != dst.len() {
         lengths_differ(src.len(), dst.len());
     }
-    scalar::raw_to_wsum(arch::copy::<false>(src, dst), init)
+    scalar::raw_to_wsum(arch::copy::<WARM_DST>(src, dst), init)
 }
 
 /// The panic of [`partial_copy`] and [`partial_copy_at`] on unequal lengths.
