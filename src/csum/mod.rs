@@ -190,7 +190,8 @@ pub fn partial_copy(src: &[u8], dst: &mut [u8], init: Wsum) -> Wsum {
 
 /// [`partial_copy`] into a destination beyond L1, such as a fresh buffer
 /// from a pool, a guest's receive buffer or each segment of a GSO batch: the
-/// same `Wsum` and bytes, the stores on whole lines.
+/// same `Wsum` and bytes; at the AVX-512 level the stores fall on whole
+/// lines (at the others it is [`partial_copy`]).
 /// Why: [`partial_copy`] splits stores where that is fastest in L1; into
 /// cold buffers split stores cost more (`tx::segment` of 64 KiB 10% faster
 /// this way; `docs/perf/csum.md`, session 28).
@@ -212,7 +213,8 @@ fn partial_copy_with<const WARM_DST: bool>(src: &[u8], dst: &mut [u8], init: Wsu
     scalar::raw_to_wsum(arch::copy::<WARM_DST>(src, dst), init)
 }
 
-/// The panic of [`partial_copy`] and [`partial_copy_at`] on unequal lengths.
+/// The panic of [`partial_copy`], [`partial_copy_to_cold`] and
+/// [`partial_copy_at`] on unequal lengths.
 /// Why out of line: the check in line is one compare; `assert_eq!` stored
 /// both lengths to the stack on every call.
 #[cold]

@@ -315,7 +315,7 @@ pub(super) fn copy_short(src: &[u8], dst: &mut [u8]) -> u64 {
 /// false the AVX-512 body is always aligned to the destination.
 /// Why: a store split across lines costs little while the destination is in
 /// L1 and much once it is not: 1448-byte chunks into 45 fresh buffers took
-/// 46.6-52.6 ns aligned to the source, 38.8-41.5 aligned to the destination
+/// 46.5-52.9 ns aligned to the source, 38.8-41.5 aligned to the destination
 /// (`docs/perf/csum.md`, session 28).
 #[inline]
 fn copy_checked<const WARM_DST: bool>(level: Level, src: &[u8], dst: &mut [u8]) -> u64 {
