@@ -105,10 +105,21 @@ fn scalar_matches_a_naive_u16_sum() {
 
 #[test]
 fn partial_copy_copies_exactly_and_sums_like_scalar() {
+    type Copy = Box<dyn Fn(&[u8], &mut [u8], Wsum) -> Wsum>;
     let mut rng = Rng(7);
     let src_buf = rng.bytes(4096 + 64);
     let mut levels = simd_levels();
     levels.insert(0, Level::Scalar);
+    // `partial_copy_at` at every level, then `partial_copy_to_cold` (the
+    // active level with the body aligned to the destination).
+    let mut copies: Vec<(String, Copy)> = levels
+        .into_iter()
+        .map(|l| {
+            let copy: Copy = Box::new(move |s, d, i| csum::partial_copy_at(l, s, d, i).unwrap());
+            (format!("{l:?}"), copy)
+        })
+        .collect();
+    copies.push(("to_cold".into(), Box::new(csum::partial_copy_to_cold)));
     let mut dst_buf = vec![0u8; 4096 + 64 + 128];
     for off in 0..64 {
         let doff = 64 + (off * 7) % 64;
@@ -116,37 +127,22 @@ fn partial_copy_copies_exactly_and_sums_like_scalar() {
             let src = &src_buf[off..off + len];
             let init = rng.init();
             let want = csum::partial_at(Level::Scalar, src, init).unwrap();
-            for &l in &levels {
+            for (name, copy) in &copies {
                 let fill = (len as u8) ^ 0x5A;
                 dst_buf.fill(fill);
-                let got =
-                    csum::partial_copy_at(l, src, &mut dst_buf[doff..doff + len], init).unwrap();
-                assert_eq!(got, want, "{l:?} off {off} len {len}");
+                let got = copy(src, &mut dst_buf[doff..doff + len], init);
+                assert_eq!(got, want, "{name} off {off} len {len}");
                 assert_eq!(
                     &dst_buf[doff..doff + len],
                     src,
-                    "{l:?} copy off {off} len {len}"
+                    "{name} copy off {off} len {len}"
                 );
                 assert!(
                     dst_buf[..doff].iter().all(|&b| b == fill)
                         && dst_buf[doff + len..].iter().all(|&b| b == fill),
-                    "{l:?} wrote outside dst: off {off} len {len}"
+                    "{name} wrote outside dst: off {off} len {len}"
                 );
             }
-            let fill = !(len as u8);
-            dst_buf.fill(fill);
-            let got = csum::partial_copy_to_cold(src, &mut dst_buf[doff..doff + len], init);
-            assert_eq!(got, want, "to_cold off {off} len {len}");
-            assert_eq!(
-                &dst_buf[doff..doff + len],
-                src,
-                "to_cold copy off {off} len {len}"
-            );
-            assert!(
-                dst_buf[..doff].iter().all(|&b| b == fill)
-                    && dst_buf[doff + len..].iter().all(|&b| b == fill),
-                "to_cold wrote outside dst: off {off} len {len}"
-            );
         }
     }
 }
